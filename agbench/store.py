@@ -1,0 +1,274 @@
+"""A run directory: metadata, journals, compacted Parquet tables, and resume.
+
+Layout::
+
+    RUN_DIR/run.json                         run metadata (source, device, agent kind, server, seed...)
+    RUN_DIR/journal/<config>/<task>/<n>.jsonl one journal per task attempt (live runs)
+    RUN_DIR/journal/samples/<name>.jsonl      monitor samples (server, resources)
+    RUN_DIR/traces/parts/<table>/*.parquet    columnar batches written in bulk (simulator, benchmarks)
+    RUN_DIR/traces/<table>.parquet            compacted tables, what metrics and reports read
+
+An attempt has finished when its journal holds its ``task_runs`` row. Re-opening a run after
+a crash finds the attempts without one and marks them ``interrupted`` (kept, never counted);
+the runner then re-runs only the (configuration, task) pairs that have no finished attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from agbench.errors import RunDirError, SchemaVersionError
+from agbench.journal import JournalContents, JournalWriter, read_journal
+from agbench.records import SCHEMA_VERSION, TABLES, TaskRun, arrow_schema, columns
+from agbench.status import Status
+
+RUN_META = "run.json"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", name)
+
+
+@dataclass(frozen=True)
+class AttemptKey:
+    config: str
+    task: str
+    attempt: int
+
+
+class RunStore:
+    """Reads and writes one run directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.journal_dir = root / "journal"
+        self.traces_dir = root / "traces"
+        self._writers: list[JournalWriter] = []
+
+    # ---- creating and opening -------------------------------------------------------------
+    @classmethod
+    def create(cls, root: Path, meta: dict[str, Any]) -> RunStore:
+        """Start a new run directory (it may exist but must not hold a run already)."""
+        if (root / RUN_META).exists():
+            raise RunDirError(f"{root} already holds a run; use --resume {root} to continue it")
+        root.mkdir(parents=True, exist_ok=True)
+        store = cls(root)
+        store.write_meta({"schema": SCHEMA_VERSION, "created": time.time(), **meta})
+        return store
+
+    @classmethod
+    def open(cls, root: Path) -> RunStore:
+        """Open an existing run directory; one-line errors for missing or corrupt ones."""
+        if not root.is_dir():
+            raise RunDirError(f"run directory not found: {root}")
+        if not (root / RUN_META).is_file():
+            raise RunDirError(f"{root} is not an agbench run directory (no {RUN_META})")
+        store = cls(root)
+        meta = store.meta()
+        if int(meta.get("schema", 0)) > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{root}: written by a newer agbench (schema {meta['schema']} > {SCHEMA_VERSION})"
+            )
+        return store
+
+    def meta(self) -> dict[str, Any]:
+        try:
+            data = json.loads((self.root / RUN_META).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise RunDirError(f"{self.root / RUN_META} is unreadable: {exc}") from None
+        if not isinstance(data, dict):
+            raise RunDirError(f"{self.root / RUN_META} is not a JSON object")
+        return data
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        tmp = self.root / (RUN_META + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=2, default=str))
+        tmp.replace(self.root / RUN_META)
+
+    def update_meta(self, **changes: Any) -> None:
+        meta = self.meta()
+        meta.update(changes)
+        self.write_meta(meta)
+
+    # ---- journals --------------------------------------------------------------------------
+    def attempt_path(self, key: AttemptKey) -> Path:
+        return self.journal_dir / _safe(key.config) / _safe(key.task) / f"{key.attempt}.jsonl"
+
+    def attempt_writer(self, key: AttemptKey) -> JournalWriter:
+        writer = JournalWriter(
+            self.attempt_path(key),
+            {"kind": "attempt", "config": key.config, "task": key.task, "attempt": key.attempt, "t": time.time()},
+        )
+        self._writers.append(writer)
+        return writer
+
+    def sample_writer(self, name: str) -> JournalWriter:
+        """A journal for run-level samples (one per monitor, so writers never share a file)."""
+        writer = JournalWriter(self.journal_dir / "samples" / f"{_safe(name)}.jsonl", {"kind": "samples", "name": name})
+        self._writers.append(writer)
+        return writer
+
+    def close_writers(self) -> None:
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+
+    def journals(self) -> list[JournalContents]:
+        if not self.journal_dir.is_dir():
+            return []
+        return [read_journal(p) for p in sorted(self.journal_dir.rglob("*.jsonl"))]
+
+    def attempts(self) -> dict[AttemptKey, Status | None]:
+        """Every attempt journal and its final status (None: not finished)."""
+        out: dict[AttemptKey, Status | None] = {}
+        for journal in self.journals():
+            if journal.header.get("kind") != "attempt":
+                continue
+            key = AttemptKey(journal.header["config"], journal.header["task"], int(journal.header["attempt"]))
+            rows = list(journal.iter_rows(TaskRun.TABLE))
+            out[key] = Status(rows[-1]["status"]) if rows else None
+        return out
+
+    def finished_pairs(self) -> set[tuple[str, str]]:
+        """(configuration key, task) pairs with a finished attempt: never to be run again."""
+        return {(k.config, k.task) for k, s in self.attempts().items() if s is not None and s != Status.INTERRUPTED}
+
+    def next_attempt(self, config: str, task: str) -> int:
+        numbers = [k.attempt for k in self.attempts() if k.config == config and k.task == task]
+        return max(numbers, default=0) + 1
+
+    def mark_interrupted(self, reason: str = "run stopped before the attempt finished") -> list[AttemptKey]:
+        """Close every unfinished attempt with an ``interrupted`` task_runs row; returns them."""
+        marked: list[AttemptKey] = []
+        for journal in self.journals():
+            header = journal.header
+            if header.get("kind") != "attempt" or list(journal.iter_rows(TaskRun.TABLE)):
+                continue
+            key = AttemptKey(header["config"], header["task"], int(header["attempt"]))
+            info = header.get("task_info", {})
+            device, arch, conc = key.config.rsplit("|", 2)
+            t_start = float(header.get("t", 0.0))
+            t_last = max(
+                [float(r.get("t_start", r.get("t", t_start))) for rows in journal.rows.values() for r in rows],
+                default=t_start,
+            )
+            record = TaskRun(
+                run_id=str(self.meta().get("run_id", self.root.name)),
+                device=device,
+                architecture=arch,
+                concurrency=int(conc),
+                agent_kind=str(self.meta().get("agent_kind", "")),
+                task=key.task,
+                category=str(info.get("category", "")),
+                attempt=key.attempt,
+                t_start=t_start,
+                t_end=max(t_start, t_last),
+                status=Status.INTERRUPTED,
+                reason=reason,
+            )
+            with JournalWriter(journal.path, {}) as writer:
+                writer.write(record)
+            marked.append(key)
+        return marked
+
+    # ---- bulk columnar writes --------------------------------------------------------------
+    def append_columns(self, table: str, data: pa.Table | dict[str, Any]) -> None:
+        """Write a batch of rows column-wise (the fast path for simulated runs and benchmarks)."""
+        schema = arrow_schema(table)
+        batch = data if isinstance(data, pa.Table) else pa.table(data)
+        missing = [c for c in schema.names if c not in batch.column_names]
+        for name in missing:
+            batch = batch.append_column(name, pa.nulls(batch.num_rows, schema.field(name).type))
+        batch = batch.select(schema.names).cast(schema)
+        part_dir = self.traces_dir / "parts" / table
+        part_dir.mkdir(parents=True, exist_ok=True)
+        n = len(list(part_dir.glob("*.parquet")))
+        pq.write_table(batch, part_dir / f"{n:06d}.parquet", compression="zstd")
+
+    def append_records(self, records: list[Any]) -> None:
+        """Write dataclass records in bulk (grouped by table)."""
+        by_table: dict[str, list[dict[str, Any]]] = {}
+        for rec in records:
+            by_table.setdefault(rec.TABLE, []).append(rec.__dict__)
+        for table, rows in by_table.items():
+            self.append_columns(table, pa.Table.from_pylist(rows, schema=arrow_schema(table)))
+
+    # ---- compaction and loading ------------------------------------------------------------
+    def compact(self) -> None:
+        """Merge journals and bulk parts into ``traces/<table>.parquet`` (idempotent)."""
+        self.close_writers()
+        journal_rows: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
+        for journal in self.journals():
+            for table, rows in journal.rows.items():
+                if table in journal_rows:
+                    journal_rows[table].extend(rows)
+        self.traces_dir.mkdir(parents=True, exist_ok=True)
+        for table in TABLES:
+            schema = arrow_schema(table)
+            pieces = []
+            if journal_rows[table]:
+                names = schema.names
+                pieces.append(
+                    pa.Table.from_pylist([{k: r.get(k) for k in names} for r in journal_rows[table]], schema=schema)
+                )
+            part_dir = self.traces_dir / "parts" / table
+            if part_dir.is_dir():
+                pieces += [pq.read_table(p).cast(schema) for p in sorted(part_dir.glob("*.parquet"))]
+            merged = pa.concat_tables(pieces) if pieces else schema.empty_table()
+            tmp = self.traces_dir / f"{table}.parquet.tmp"
+            pq.write_table(merged, tmp, compression="zstd")
+            tmp.replace(self.traces_dir / f"{table}.parquet")
+
+    def _ensure_compacted(self) -> None:
+        if not all((self.traces_dir / f"{t}.parquet").is_file() for t in TABLES):
+            self.compact()
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One trace table as a DataFrame (compacting first if needed)."""
+        if name not in TABLES:
+            raise RunDirError(f"unknown trace table {name!r}")
+        self._ensure_compacted()
+        path = self.traces_dir / f"{name}.parquet"
+        try:
+            return pq.read_table(path).to_pandas()
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise RunDirError(f"{path} is corrupt: {exc}") from None
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {name: self.table(name) for name in TABLES}
+
+    def duckdb(self) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection with one view per trace table."""
+        self._ensure_compacted()
+        con = duckdb.connect()
+        for name in TABLES:
+            path = str(self.traces_dir / f"{name}.parquet").replace("'", "''")
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")
+        return con
+
+
+def copy_to_latest(run_dir: Path, runs_root: Path) -> Path:
+    """Copy a finished run to ``runs_root/latest`` (the README's convention)."""
+    latest = runs_root / "latest"
+    if latest.resolve() == run_dir.resolve():
+        return latest
+    if latest.is_symlink() or latest.is_file():
+        latest.unlink()
+    elif latest.exists():
+        shutil.rmtree(latest)
+    shutil.copytree(run_dir, latest, ignore=shutil.ignore_patterns("journal"))
+    return latest
+
+
+__all__ = ["RUN_META", "AttemptKey", "RunStore", "columns", "copy_to_latest"]

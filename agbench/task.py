@@ -1,0 +1,195 @@
+"""The task model: one folder per task under ``tasks/<category>/<id>/`` (DESIGN.md, Vocabulary).
+
+A task folder holds ``task.toml`` (the manifest parsed here), ``instruction.md`` (what the
+agent reads), ``environment/`` (copied into the sandbox's /work), ``verifier/verify.py``
+(hidden until the agent is done) and ``solution/solve.py`` (the oracle).
+
+The verifier contract: run as ``python3 /verifier/verify.py`` inside the sandbox with cwd
+/work after the agent finishes; the agent's final answer is in ``/verifier/answer.txt``; its
+last stdout line is JSON ``{"reward": float, "reason": str}``. The oracle contract: run as
+``python3 /solution/solve.py`` with cwd /work; it changes /work as the task asks and prints
+the final answer on stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agbench.errors import AgbenchError
+
+CATEGORIES = (
+    "local_files",
+    "retrieval",
+    "calculation",
+    "office",
+    "multimedia",
+    "scientific",
+    "system",
+    "terminal",
+)
+DIFFICULTIES = ("easy", "medium", "hard")
+RESOURCES = ("cpu", "memory", "storage", "network")
+SENSITIVE_KINDS = ("personal_identifier", "credential", "personal_record", "business_confidential")
+DEFAULT_TIME_LIMIT_S = 7200.0
+
+
+class ManifestError(AgbenchError):
+    """A task.toml that does not describe a valid task (status failed_manifest_validation)."""
+
+
+@dataclass(frozen=True)
+class SensitiveItem:
+    """A distinct sensitive string present in the task's initial inputs."""
+
+    item: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mb: int = 512
+    pids: int = 256
+    cpus: float = 1.0
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    category: str
+    difficulty: str
+    path: Path
+    instruction: str
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    resources: tuple[str, ...] = ()
+    network: bool = False
+    required_programs: tuple[str, ...] = ("python3",)
+    sensitive_items: tuple[SensitiveItem, ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    tools: tuple[str, ...] | None = None  # None: the common tool set
+    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def environment_dir(self) -> Path:
+        return self.path / "environment"
+
+    @property
+    def verifier_dir(self) -> Path:
+        return self.path / "verifier"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.path / "solution"
+
+    @property
+    def dockerfile(self) -> Path | None:
+        p = self.environment_dir / "Dockerfile"
+        return p if p.is_file() else None
+
+
+def suite_root() -> Path:
+    """The task suite folder: ``$AGBENCH_TASKS`` or the repository's ``tasks/``."""
+    env = os.environ.get("AGBENCH_TASKS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "tasks"
+
+
+def _require(data: dict[str, Any], key: str, where: Path) -> Any:
+    if key not in data:
+        raise ManifestError(f"{where}: missing required key {key!r}")
+    return data[key]
+
+
+def load_task(path: Path) -> Task:
+    """Parse one task folder; raises ManifestError with the file and the problem."""
+    manifest = path / "task.toml"
+    if not manifest.is_file():
+        raise ManifestError(f"{path}: no task.toml")
+    try:
+        data = tomllib.loads(manifest.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{manifest}: {exc}") from None
+    task_id = str(_require(data, "id", manifest))
+    category = str(_require(data, "category", manifest))
+    if category not in CATEGORIES:
+        raise ManifestError(f"{manifest}: unknown category {category!r}")
+    difficulty = str(_require(data, "difficulty", manifest))
+    if difficulty not in DIFFICULTIES:
+        raise ManifestError(f"{manifest}: unknown difficulty {difficulty!r}")
+    resources = tuple(data.get("resources", ()))
+    bad = [r for r in resources if r not in RESOURCES]
+    if bad:
+        raise ManifestError(f"{manifest}: unknown resources {bad}")
+    items: list[SensitiveItem] = []
+    for entry in data.get("sensitive", []):
+        item = str(_require(entry, "item", manifest))
+        kind = str(entry.get("kind", "personal_identifier"))
+        if kind not in SENSITIVE_KINDS:
+            raise ManifestError(f"{manifest}: unknown sensitive kind {kind!r}")
+        items.append(SensitiveItem(item, kind))
+    instruction_file = path / "instruction.md"
+    if not instruction_file.is_file():
+        raise ManifestError(f"{path}: no instruction.md")
+    lim = data.get("limits", {})
+    tools = data.get("tools")
+    known = {
+        "id", "category", "difficulty", "time_limit_s", "resources", "network",
+        "required_programs", "sensitive", "limits", "tools",
+    }
+    return Task(
+        id=task_id,
+        category=category,
+        difficulty=difficulty,
+        path=path,
+        instruction=instruction_file.read_text(),
+        time_limit_s=float(data.get("time_limit_s", DEFAULT_TIME_LIMIT_S)),
+        resources=resources,
+        network=bool(data.get("network", False)),
+        required_programs=tuple(data.get("required_programs", ("python3",))),
+        sensitive_items=tuple(items),
+        limits=Limits(
+            memory_mb=int(lim.get("memory_mb", 512)),
+            pids=int(lim.get("pids", 256)),
+            cpus=float(lim.get("cpus", 1.0)),
+        ),
+        tools=tuple(tools) if tools is not None else None,
+        metadata={k: v for k, v in data.items() if k not in known},
+    )
+
+
+def load_suite(root: Path | None = None, category: str | None = None) -> list[Task]:
+    """Every task under ``root`` (sorted by id); folders starting with ``_`` are data, not tasks."""
+    root = root or suite_root()
+    if not root.is_dir():
+        raise AgbenchError(f"task suite folder not found: {root}")
+    tasks = [
+        load_task(p.parent)
+        for p in sorted(root.glob("*/*/task.toml"))
+        if not p.parent.parent.name.startswith("_")
+    ]
+    ids = [t.id for t in tasks]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise AgbenchError(f"duplicate task ids: {dupes}")
+    if category is not None:
+        tasks = [t for t in tasks if t.category == category]
+    return sorted(tasks, key=lambda t: t.id)
+
+
+def select_tasks(tasks: list[Task], ids: list[str] | None = None, limit: int | None = None) -> list[Task]:
+    """Pick tasks by id (error on unknown ids) and/or take the first ``limit``."""
+    if ids:
+        by_id = {t.id: t for t in tasks}
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise AgbenchError(f"unknown task id(s): {', '.join(missing)}")
+        tasks = [by_id[i] for i in ids]
+    if limit is not None:
+        if limit < 1:
+            raise AgbenchError("--limit must be at least 1")
+        tasks = tasks[:limit]
+    return tasks

@@ -241,7 +241,8 @@ class RunStore:
         self._ensure_compacted()
         path = self.traces_dir / f"{name}.parquet"
         try:
-            return pq.read_table(path).to_pandas()
+            frame: pd.DataFrame = pq.read_table(path).to_pandas()
+            return frame
         except (OSError, pa.ArrowInvalid) as exc:
             raise RunDirError(f"{path} is corrupt: {exc}") from None
 

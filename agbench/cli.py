@@ -1,0 +1,330 @@
+"""The ``agbench`` command line (DESIGN.md, "Command-line contract").
+
+Each command parses its options, then calls one public function of the package that does the
+work; heavy imports happen inside the command so ``agbench --help`` stays fast and a missing
+optional part fails only the command that needs it. This is the one core module allowed to
+import ``agbench.live``, ``agbench.sim`` and ``agbench.calibration``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from agbench.config import ServerSettings, parse_architectures, parse_concurrency
+from agbench.errors import AgbenchError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _one_line_errors(func: F) -> F:
+    """Turn user-facing errors into ``agbench: error: ...`` and exit 2, never a traceback."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except AgbenchError as exc:
+            click.echo(f"agbench: error: {exc}", err=True)
+            sys.exit(2)
+        except ValueError as exc:
+            click.echo(f"agbench: error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("agbench: interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agbench")
+def main() -> None:
+    """Benchmark and simulate agentic AI on personal AI devices."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+
+
+# ---- tasks -------------------------------------------------------------------------------------
+@main.group()
+def tasks() -> None:
+    """The task suite."""
+
+
+@tasks.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--category", default=None, help="Only this category.")
+@_one_line_errors
+def tasks_list(as_json: bool, category: str | None) -> None:
+    """Every task in the suite."""
+    from agbench.task import CATEGORIES, load_suite
+
+    if category is not None and category not in CATEGORIES:
+        raise AgbenchError(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
+    suite = load_suite(category=category)
+    if as_json:
+        rows = [
+            {
+                "id": t.id,
+                "category": t.category,
+                "difficulty": t.difficulty,
+                "resources": list(t.resources),
+                "sensitive_items": [s.item for s in t.sensitive_items],
+            }
+            for t in suite
+        ]
+        click.echo(json.dumps(rows, indent=1))
+        return
+    for t in suite:
+        click.echo(f"{t.id:40s} {t.category:12s} {t.difficulty:7s} {','.join(t.resources)}")
+    click.echo(f"{len(suite)} tasks, {sum(len(t.sensitive_items) for t in suite)} sensitive items", err=True)
+
+
+@tasks.command("check")
+@click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@click.argument("ids", nargs=-1)
+@_one_line_errors
+def tasks_check(backend: str, ids: tuple[str, ...]) -> None:
+    """Oracle must pass and the null agent must fail, for every task; exit 1 if not."""
+    from agbench.live.taskcheck import check_tasks
+    from agbench.task import load_suite, select_tasks
+
+    selected = select_tasks(load_suite(), list(ids) or None)
+    results = check_tasks(selected, backend)
+    bad = [r for r in results if not (r.oracle_ok and r.null_ok)]
+    for r in bad:
+        click.echo(f"FAIL {r.task_id}: oracle_ok={r.oracle_ok} null_fails={r.null_ok} {r.detail}", err=True)
+    click.echo(f"{len(results) - len(bad)} passed, {len(bad)} failed")
+    if bad:
+        sys.exit(1)
+
+
+# ---- serving -----------------------------------------------------------------------------------
+@main.command()
+@click.option("--model", default="smollm2-135m", show_default=True, help="Registry name or a .gguf path.")
+@click.option("--port", type=int, default=None, help="Port on 127.0.0.1 (default: a free one).")
+@click.option("--parallel", type=click.IntRange(min=1), default=1, show_default=True, help="Slots.")
+@click.option("--ctx", type=click.IntRange(min=64), default=4096, show_default=True, help="Total KV tokens.")
+@click.option("--kv-unified", is_flag=True, help="One KV pool shared by all slots.")
+@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
+@_one_line_errors
+def serve(model: str, port: int | None, parallel: int, ctx: int, kv_unified: bool, threads: int) -> None:
+    """Run llama.cpp's llama-server in the foreground on 127.0.0.1."""
+    from agbench.live.serving import serve_forever
+
+    settings = ServerSettings(model=model, n_ctx=ctx, n_parallel=parallel, kv_unified=kv_unified, threads=threads)
+    serve_forever(settings, port)
+
+
+# ---- parsers -----------------------------------------------------------------------------------
+@main.command()
+def parsers() -> None:
+    """Tool-call parser names, one a line."""
+    from agbench.live.parsers import parser_names
+
+    for name in parser_names():
+        click.echo(name)
+
+
+@main.command()
+@click.option("--parser", "parser_name", default="auto", show_default=True)
+@_one_line_errors
+def parse(parser_name: str) -> None:
+    """Tool calls found in a model's text (stdin), as JSON."""
+    from agbench.live.parsers import parse_text
+
+    calls = parse_text(sys.stdin.read(), parser_name)
+    click.echo(json.dumps([c.to_dict() for c in calls], indent=1))
+
+
+# ---- live runs ---------------------------------------------------------------------------------
+def _run_options(func: F) -> F:
+    options = [
+        click.option("--limit", type=int, default=None, help="Only the first N tasks (seeded order)."),
+        click.option("--task", "task_ids", multiple=True, help="Run this task (repeatable)."),
+        click.option("--local-url", default=None, help="Use this OpenAI-compatible local server."),
+        click.option("--local-model", default="smollm2-135m", show_default=True),
+        click.option("--cloud-url", default=None, help="OpenAI-compatible cloud URL (key from $AGBENCH_CLOUD_API_KEY)."),
+        click.option("--cloud-model", default=None),
+        click.option("--local-ctx", type=click.IntRange(min=64), default=None, help="Total KV tokens of the managed server."),
+        click.option("--local-parallel", type=click.IntRange(min=1), default=None, help="Slots (default: the concurrency)."),
+        click.option("--local-kv-unified", is_flag=True),
+        click.option("--local-threads", type=click.IntRange(min=1), default=None),
+        click.option("--agent", type=click.Choice(["model", "replay", "oracle", "null"]), default="model", show_default=True),
+        click.option("--trajectories", type=click.Path(path_type=Path), default=None),
+        click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
+        click.option("--time-limit", type=float, default=None, help="Per-task deadline in seconds (default 7200)."),
+        click.option("--tool-call-parser", default="auto", show_default=True),
+        click.option("--max-tokens", type=int, default=None),
+        click.option("--device", default=None, help="Device name recorded in the traces."),
+        click.option("--seed", type=int, default=0, show_default=True),
+        click.option("--out", type=click.Path(path_type=Path), default=None, help="The run directory."),
+        click.option("--quiet", is_flag=True),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _sweep(archs: str, concurrency: str, resume: Path | None, kwargs: dict[str, Any]) -> None:
+    arch_list, levels = parse_architectures(archs), parse_concurrency(concurrency)
+    kwargs["task_ids"] = list(kwargs["task_ids"])
+    if kwargs["agent"] == "replay" and kwargs["trajectories"] is None and resume is None:
+        raise AgbenchError("--agent replay needs --trajectories FILE (make one with `agbench trajectories synth`)")
+    from agbench.live.runner import SweepOptions, run_sweep
+
+    options = SweepOptions(archs=arch_list, concurrency=levels, resume=resume, **kwargs)
+    run_dir = run_sweep(options)
+    click.echo(f"run directory: {run_dir}")
+    click.echo(f"report: {run_dir / 'summary.html'}")
+
+
+@main.command()
+@click.option("--arch", required=True, help="LO, CO, HCL or HLL.")
+@click.option("--concurrency", required=True, type=click.IntRange(min=1))
+@_run_options
+@_one_line_errors
+def run(arch: str, concurrency: int, **kwargs: Any) -> None:
+    """Run the suite under one configuration."""
+    _sweep(arch, str(concurrency), None, kwargs)
+
+
+@main.command()
+@click.option("--archs", default="LO,CO,HCL,HLL", show_default=True)
+@click.option("--concurrency", default="1,2,4,8", show_default=True)
+@click.option("--resume", type=click.Path(path_type=Path), default=None, help="Continue this run directory.")
+@_run_options
+@_one_line_errors
+def sweep(archs: str, concurrency: str, resume: Path | None, **kwargs: Any) -> None:
+    """Run the suite under every configuration of a matrix (resumable)."""
+    _sweep(archs, concurrency, resume, kwargs)
+
+
+# ---- trajectories ------------------------------------------------------------------------------
+@main.group()
+def trajectories() -> None:
+    """Replayable agent trajectories."""
+
+
+@trajectories.command("extract")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@_one_line_errors
+def trajectories_extract(run_dir: Path, output: Path) -> None:
+    """A run's agent behaviour as a replayable trajectory set."""
+    from agbench.live.trajectories import extract
+
+    result = extract(run_dir)
+    result.save(output)
+    click.echo(f"{len(result.trajectories)} trajectories -> {output}")
+
+
+@trajectories.command("synth")
+@click.option("--profile", type=click.Path(path_type=Path), default=None)
+@click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@click.option("--limit", type=int, default=None)
+@click.option("--task", "task_ids", multiple=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@_one_line_errors
+def trajectories_synth(
+    profile: Path | None, backend: str, limit: int | None, task_ids: tuple[str, ...], seed: int, output: Path
+) -> None:
+    """Trajectories for our suite from oracles + token profiles."""
+    from agbench.live.trajectories import synthesize
+    from agbench.task import load_suite, select_tasks
+
+    selected = select_tasks(load_suite(), list(task_ids) or None, limit)
+    result = synthesize(selected, profile, backend=backend, seed=seed)
+    result.save(output)
+    click.echo(f"{len(result.trajectories)} trajectories -> {output}")
+
+
+# ---- reports, simulation, calibration ----------------------------------------------------------
+@main.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Where a comparison of several runs goes.")
+@_one_line_errors
+def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
+    """(Re)write the report files of these runs."""
+    from agbench.report import write_reports
+
+    for path in write_reports(list(run_dirs), out):
+        click.echo(str(path))
+
+
+@main.command()
+@click.option("--scenario", required=True, help="A shipped scenario name or a TOML file.")
+@click.option("--archs", default=None, help="Default: the scenario's.")
+@click.option("--concurrency", default=None, help="Default: the scenario's.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=None)
+@click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
+@click.option("--trajectories", type=click.Path(path_type=Path), default=None, help="Replay this trajectory set.")
+@click.option("--profile", type=click.Path(path_type=Path), default=None, help="A calibrated profile.")
+@click.option("--limit", type=int, default=None)
+@_one_line_errors
+def sim(
+    scenario: str,
+    archs: str | None,
+    concurrency: str | None,
+    seed: int,
+    out: Path | None,
+    ray: str | None,
+    trajectories: Path | None,
+    profile: Path | None,
+    limit: int | None,
+) -> None:
+    """Simulate a scenario's matrix of architectures × concurrency."""
+    from agbench.sim import run_matrix
+
+    run_dir = run_matrix(
+        scenario,
+        archs=parse_architectures(archs) if archs else None,
+        concurrency=parse_concurrency(concurrency) if concurrency else None,
+        seed=seed,
+        out_dir=out,
+        ray=ray,
+        trajectories=trajectories,
+        profile=profile,
+        limit=limit,
+    )
+    click.echo(f"run directory: {run_dir}")
+    click.echo(f"report: {run_dir / 'summary.html'}")
+
+
+@main.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@_one_line_errors
+def calibrate(run_dirs: tuple[Path, ...], output: Path) -> None:
+    """Fit a simulator profile from live runs."""
+    from agbench.calibration import calibrate as fit
+
+    fit(list(run_dirs), output)
+    click.echo(f"profile: {output}")
+
+
+@main.command()
+@click.option("--profile", type=click.Path(path_type=Path), required=True)
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=Path("."), show_default=True)
+@_one_line_errors
+def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path) -> None:
+    """Simulated vs live errors per metric; writes OUT/validation.json."""
+    from agbench.calibration import validate as check
+
+    path = check(profile, list(run_dirs), out)
+    click.echo(f"validation: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,248 @@
+"""The paper's metrics, computed from the trace tables of any run, live or simulated.
+
+``summarize(tables, meta)`` is the one code path behind ``summary.json``, the HTML report and
+sim-vs-live validation: the simulator writes the same tables as the live harness, so
+validation compares two summaries. Definitions (DESIGN.md, "Metrics"):
+
+- counted attempts: ``interrupted`` attempts never count; of several finished attempts of a
+  (configuration, task) pair, the last one counts; serving, cost and exposure figures use
+  only the counted attempts' rows, so an interrupted attempt never changes any result.
+- ``mean_completion_s_common``: mean wall time of the tasks that every architecture present
+  in the same device × concurrency cell solved (null when that set is empty).
+- ``suite_wall_s``: last counted attempt's end − first counted attempt's start;
+  ``goodput_per_h`` = successes / suite hours (0 for a zero-length suite).
+- ``time_breakdown_s``: MEAN seconds per counted task waiting on the local model, the cloud
+  model, tools, and everything else (``time_breakdown_total_s`` has the sums).
+- ``exposure_ratio``: distinct (task, item) pairs seen in cloud-bound payloads / the sum of
+  the tasks' sensitive items, per configuration.
+- scores: success fractions over all / valid / valid-with-full-capability tasks (README).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from agbench.config import Architecture
+from agbench.errors import RunDirError
+from agbench.metrics.cost import cost_metrics, exposure_metrics, price_table
+from agbench.metrics.outcomes import (
+    ATTEMPT_KEYS,
+    CONFIG_KEYS,
+    FAILURE_STATUSES,
+    common_success_tasks,
+    counted_attempts,
+    outcome_metrics,
+    scores,
+)
+from agbench.metrics.serving import serving_metrics
+from agbench.records import TABLES, columns
+from agbench.store import RunStore
+
+# The columns summarize reads from each table: loading only these keeps a 10-million-row
+# run's summary in seconds (see bench/trace_store.py).
+METRIC_COLUMNS: dict[str, list[str]] = {
+    "task_runs": columns("task_runs"),
+    "model_calls": [*ATTEMPT_KEYS, "endpoint", "ttft_s", "output_tok_s", "total_s", "queue_s", "error_class"],
+    "tool_calls": [*ATTEMPT_KEYS, "tool", "wall_s", "cpu_s"],
+    "messages": [*ATTEMPT_KEYS, "kind", "ok"],
+    "server_samples": [*CONFIG_KEYS, "t", "kv_used", "kv_total", "slots_busy", "requests_waiting"],
+    "resource_samples": [*CONFIG_KEYS, "t", "cpu_percent", "mem_used_bytes"],
+    "exposures": [*ATTEMPT_KEYS, "item"],
+}
+# Low-cardinality strings are read as categoricals: far fewer Python objects to build.
+_CATEGORICAL = {"device", "architecture", "task", "endpoint", "error_class", "tool", "kind", "item"}
+_SECRET_KEYS = {"api_key", "authorization", "password", "secret", "token"}
+_ARCH_ORDER = {a.value: i for i, a in enumerate(Architecture)}
+
+
+def read_tables(store: RunStore, tables: dict[str, list[str]] | None = None) -> dict[str, pd.DataFrame]:
+    """Load the trace tables summarize needs, column-pruned (compacting the run if needed)."""
+    wanted = tables or METRIC_COLUMNS
+    out: dict[str, pd.DataFrame] = {"task_runs": store.table("task_runs")}  # compacts if needed
+    for name, cols in wanted.items():
+        if name == "task_runs":
+            continue
+        path = store.traces_dir / f"{name}.parquet"
+        try:
+            table = pq.read_table(path, columns=cols, read_dictionary=[c for c in cols if c in _CATEGORICAL])
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise RunDirError(f"{path} is missing or corrupt: {exc}") from None
+        out[name] = table.to_pandas()
+    return out
+
+
+def _empty(table: str) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in columns(table)})
+
+
+def only_counted(frame: pd.DataFrame, counted: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a per-attempt table that belong to counted attempts."""
+    if not len(frame):
+        return frame
+    keys = counted[ATTEMPT_KEYS].copy()
+    for col in ("device", "architecture", "task"):
+        keys[col] = keys[col].astype(str)
+    probe = frame[ATTEMPT_KEYS].copy()
+    for col in ("device", "architecture", "task"):
+        probe[col] = (
+            probe[col].astype(str) if not isinstance(probe[col].dtype, pd.CategoricalDtype) else probe[col]
+        )
+    keys["_counted"] = True
+    # Join on the factorized attempt key: one hash pass over the big table.
+    joined = probe.merge(keys, on=ATTEMPT_KEYS, how="left", sort=False)
+    mask = joined["_counted"].fillna(False).to_numpy(dtype=bool)
+    return frame[mask]
+
+
+def _group(frame: pd.DataFrame) -> dict[tuple[str, str, int], pd.DataFrame]:
+    if not len(frame):
+        return {}
+    return {config_of(key): rows for key, rows in frame.groupby(CONFIG_KEYS, sort=False, observed=True)}
+
+
+def labels_of(meta: dict[str, Any]) -> list[str]:
+    """What a reader must know about how the figures were produced, from run metadata."""
+    labels = [str(x) for x in meta.get("labels", []) or []]
+    cloud = meta.get("cloud") if isinstance(meta.get("cloud"), dict) else {}
+    if meta.get("cloud_standin") or (cloud and cloud.get("standin")):
+        labels.append("cloud stand-in")
+    if meta.get("mock_provider") or meta.get("provider") == "mock":
+        labels.append("mock provider")
+    if meta.get("source") == "sim":
+        labels.append("simulated")
+    return list(dict.fromkeys(labels))
+
+
+def public_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """Run metadata with anything secret-looking removed (reports never carry secrets)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if str(k).lower() not in _SECRET_KEYS}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    cleaned = clean(meta)
+    assert isinstance(cleaned, dict)
+    return cleaned
+
+
+def _config_order(key: tuple[str, str, int]) -> tuple[str, int, int]:
+    return (key[0], _ARCH_ORDER.get(key[1], 99), key[2])
+
+
+def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str, Any]:
+    """The summary of one run (the dict written as summary.json).
+
+    Raises ``RunDirError`` when the run has no finished task to summarize.
+    """
+    task_runs = tables.get("task_runs")
+    if task_runs is None or not len(task_runs):
+        raise RunDirError(f"run {meta.get('run_id', '?')} has no finished task to summarize")
+    counted = counted_attempts(task_runs)
+    if not len(counted):
+        raise RunDirError(
+            f"run {meta.get('run_id', '?')} has no finished task (all attempts were interrupted)"
+        )
+    for col in ("device", "architecture", "task", "category"):
+        counted[col] = counted[col].astype(str)
+    detail = {
+        name: only_counted(tables.get(name, _empty(name)), counted)
+        for name in ("model_calls", "tool_calls", "messages", "exposures")
+    }
+    samples = {name: tables.get(name, _empty(name)) for name in ("server_samples", "resource_samples")}
+    grouped = {name: _group(frame) for name, frame in {**detail, **samples}.items()}
+    calls_by_config: dict[tuple[str, str, int], dict[str, pd.DataFrame]] = {}
+    for key, calls in grouped["model_calls"].items():
+        calls_by_config[key] = {
+            str(e): rows for e, rows in calls.groupby("endpoint", sort=True, observed=True)
+        }
+    common = common_success_tasks(counted)
+    prices = price_table(meta)
+
+    configurations: list[dict[str, Any]] = []
+    for (device, arch, conc), rows in sorted(
+        ((config_of(k), v) for k, v in counted.groupby(CONFIG_KEYS, sort=False)),
+        key=lambda kv: _config_order(kv[0]),
+    ):
+        key = (device, arch, conc)
+        entry: dict[str, Any] = {
+            "source": str(meta.get("source", "live")),
+            "device": device,
+            "architecture": arch,
+        }
+        entry["concurrency"] = conc
+        entry.update(outcome_metrics(rows, common.get((device, conc), set())))
+        entry.update(cost_metrics(rows, prices))
+        entry.update(exposure_metrics(rows, grouped["exposures"].get(key, _empty("exposures"))))
+        entry.update(
+            serving_metrics(
+                calls_by_config.get(key, {}), grouped["server_samples"].get(key, _empty("server_samples"))
+            )
+        )
+        messages = grouped["messages"].get(key)
+        entry["messages"] = (
+            {str(k): int(v) for k, v in messages["kind"].astype(str).value_counts().sort_index().items()}
+            if messages is not None
+            else {}
+        )
+        tools = grouped["tool_calls"].get(key)
+        entry["tool_wall_s_total"] = float(tools["wall_s"].sum()) if tools is not None else 0.0
+        entry["tool_cpu_s_total"] = float(tools["cpu_s"].sum()) if tools is not None else 0.0
+        resources = grouped["resource_samples"].get(key)
+        entry["cpu_percent_peak"] = float(resources["cpu_percent"].max()) if resources is not None else None
+        entry["mem_used_bytes_peak"] = (
+            int(resources["mem_used_bytes"].max()) if resources is not None else None
+        )
+        configurations.append(entry)
+
+    interrupted = int((task_runs["status"].astype(str) == "interrupted").sum())
+    agent_kinds = sorted({str(k) for k in task_runs["agent_kind"].astype(str) if k})
+    return {
+        "source": str(meta.get("source", "live")),
+        "run_id": str(meta.get("run_id", "")),
+        "agent_kind": str(
+            meta.get("agent_kind") or (agent_kinds[0] if len(agent_kinds) == 1 else ",".join(agent_kinds))
+        ),
+        "labels": labels_of(meta),
+        "meta": public_meta(meta),
+        "configurations": configurations,
+        "totals": {
+            "tasks": len(counted),
+            "success": int((counted["status"] == "success").sum()),
+            "failures": {s: int((counted["status"] == s).sum()) for s in FAILURE_STATUSES},
+            "interrupted_attempts": interrupted,
+            "attempts": len(task_runs),
+            **scores(counted),
+        },
+        "categories": sorted(counted["category"].unique().tolist()),
+    }
+
+
+def config_of(key: Any) -> tuple[str, str, int]:
+    device, arch, conc = key
+    return (str(device), str(arch), int(conc))
+
+
+def summarize_run(run_dir: Path) -> dict[str, Any]:
+    """Open a run directory and summarize it (one-line RunDirError on bad input)."""
+    store = RunStore.open(run_dir)
+    return summarize(read_tables(store), store.meta())
+
+
+__all__ = [
+    "METRIC_COLUMNS",
+    "TABLES",
+    "labels_of",
+    "only_counted",
+    "public_meta",
+    "read_tables",
+    "summarize",
+    "summarize_run",
+]

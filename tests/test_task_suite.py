@@ -1,0 +1,129 @@
+"""The task suite's own contract, checked without a sandbox.
+
+Every task's oracle must earn reward 1 and a do-nothing agent reward 0 when run on a fresh copy
+of its environment with the host's python3 (the sandboxes run the same scripts, isolated); the
+manifests must describe the suite the paper prescribes (60 tasks, 8 categories, >= 150
+sensitive items that really occur in the inputs), and every replay plan must name real tools.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from agbench.task import Task, load_suite
+
+KNOWN_TOOLS = {
+    "read_file", "write_file", "edit_file", "list_dir", "search_files",
+    "run_command", "python", "web_search", "web_fetch",
+}
+EXPECTED_PER_CATEGORY = {
+    "local_files": 12, "retrieval": 10, "calculation": 8, "terminal": 12,
+    "office": 6, "multimedia": 5, "scientific": 5, "system": 2,
+}
+PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
+
+
+@pytest.fixture(scope="module")
+def suite() -> list[Task]:
+    return load_suite()
+
+
+def run_attempt(task: Task, use_oracle: bool) -> tuple[float, str]:
+    """One attempt on a fresh copy: the oracle (or nothing), then the verifier; (reward, reason)."""
+    with tempfile.TemporaryDirectory(prefix=f"agb-{task.id}-") as tmp:
+        root = Path(tmp)
+        work = root / "work"
+        if task.environment_dir.is_dir():
+            shutil.copytree(task.environment_dir, work)
+        else:
+            work.mkdir()
+        answer = ""
+        if use_oracle:
+            shutil.copytree(task.solution_dir, root / "solution")
+            proc = subprocess.run(
+                [PYTHON, str(root / "solution" / "solve.py")],
+                cwd=work, capture_output=True, text=True, timeout=300,
+            )
+            if proc.returncode != 0:
+                return 0.0, f"oracle exited {proc.returncode}: {proc.stderr[-500:]}"
+            answer = proc.stdout.strip()
+        shutil.copytree(task.verifier_dir, root / "verifier")
+        (root / "verifier" / "answer.txt").write_text(answer)
+        proc = subprocess.run(
+            [PYTHON, str(root / "verifier" / "verify.py")],
+            cwd=work, capture_output=True, text=True, timeout=300,
+        )
+        lines = proc.stdout.strip().splitlines()
+        if not lines:
+            return 0.0, f"verifier printed nothing (exit {proc.returncode}): {proc.stderr[-500:]}"
+        result = json.loads(lines[-1])
+        return float(result["reward"]), str(result["reason"])
+
+
+def input_text(task: Task) -> str:
+    """Everything the agent could read at the start, zip members (office files) unpacked."""
+    parts = [task.instruction]
+    for p in sorted(task.environment_dir.rglob("*")) if task.environment_dir.is_dir() else []:
+        if not p.is_file():
+            continue
+        data = p.read_bytes()
+        parts.append(data.decode("latin-1"))
+        if zipfile.is_zipfile(p):
+            with zipfile.ZipFile(p) as zf:
+                parts.extend(zf.read(n).decode("utf-8", "replace") for n in zf.namelist())
+    return "\n".join(parts)
+
+
+def test_suite_composition(suite: list[Task]) -> None:
+    assert len(suite) == 60
+    assert Counter(t.category for t in suite) == EXPECTED_PER_CATEGORY
+    assert Counter(t.difficulty for t in suite) == {"easy": 20, "medium": 20, "hard": 20}
+    resources = Counter(r for t in suite for r in t.resources)
+    assert set(resources) == {"cpu", "memory", "storage", "network"}
+    assert all(not t.network for t in suite)
+
+
+def test_sensitive_items_occur_in_inputs(suite: list[Task]) -> None:
+    total = 0
+    for task in suite:
+        assert task.sensitive_items, f"{task.id} declares no sensitive items"
+        text = input_text(task)
+        items = [s.item for s in task.sensitive_items]
+        assert len(set(items)) == len(items), f"{task.id}: duplicate sensitive items"
+        for item in items:
+            assert item in text, f"{task.id}: sensitive item {item!r} not in its inputs"
+        total += len(items)
+    assert total >= 150
+
+
+def test_replay_plans_name_known_tools(suite: list[Task]) -> None:
+    for task in suite:
+        plan = json.loads((task.solution_dir / "tools.json").read_text())
+        assert isinstance(plan, list) and plan, task.id
+        for step in plan:
+            assert step["tool"] in KNOWN_TOOLS, f"{task.id}: unknown tool {step['tool']}"
+            assert isinstance(step["arguments"], dict), task.id
+        assert plan[-1] == {"tool": "python", "arguments": {"code": "@solve.py"}}, task.id
+        if task.category == "retrieval":
+            assert {s["tool"] for s in plan} & {"web_search", "web_fetch"}, task.id
+
+
+def test_oracle_passes_and_null_agent_fails(suite: list[Task]) -> None:
+    jobs = [(t, use) for t in suite for use in (True, False)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda job: run_attempt(*job), jobs))
+    failures = []
+    for (task, use_oracle), (reward, reason) in zip(jobs, results, strict=True):
+        want = 1.0 if use_oracle else 0.0
+        if reward != want:
+            failures.append(f"{task.id} {'oracle' if use_oracle else 'null'}: {reward} ({reason})")
+    assert not failures, "\n".join(failures)

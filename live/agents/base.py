@@ -1,0 +1,420 @@
+"""What every agent kind shares: the context it runs in, what it returns, and the protocol.
+
+An agent (model-driven, replayed, oracle or null) never talks to a model server, a sandbox or
+the trace directly: it goes through its ``AgentContext``, which sends model requests through
+the recording proxy, runs tools in the task's sandbox, writes one trace row per model call,
+tool call and inter-agent message, and keeps the attempt's time breakdown. Keeping all of that
+in one place is what makes the four agent kinds comparable: whatever decides the next step,
+the same calls are timed and recorded the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from agbench.config import AgentKind, Architecture, Configuration, PriceTable
+from agbench.records import Message, ModelCall, ToolCall
+from agbench.status import Status
+from agbench.task import Task
+
+if TYPE_CHECKING:
+    from agbench.journal import JournalWriter
+    from agbench.live.providers import ChatResult
+    from agbench.live.sandbox import Sandbox
+    from agbench.live.tools import Tool, ToolResult
+
+T = TypeVar("T")
+
+#: Where a model request goes. ``local``: the device's own server; ``cloud``: the cloud API
+#: (or the local stand-in for it).
+ENDPOINTS = ("local", "cloud")
+
+#: Message sizes in tokens are estimated at this many UTF-8 bytes per token: the harness does
+#: not tokenize inter-agent messages itself (the model calls carrying them are counted exactly).
+BYTES_PER_TOKEN_ESTIMATE = 4
+
+
+class ChatBackend(Protocol):
+    """Something that answers chat requests: ``agbench.live.providers.ChatClient`` in runs."""
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> ChatResult: ...
+
+
+@dataclass
+class AgentOutcome:
+    """How an agent's run ended.
+
+    ``status`` None means the agent finished and the verifier decides (success or
+    verification_failed); otherwise the agent itself ended the attempt (context_limit,
+    execution_error, timeout, infrastructure_error...). ``local_context_errors`` counts local
+    context errors even when a hybrid's cloud agent carried on past them.
+    """
+
+    answer: str
+    status: Status | None
+    reason: str
+    local_context_errors: int = 0
+
+
+@dataclass
+class TimeBreakdown:
+    """Seconds spent waiting on each kind of thing; ``other`` is the rest of the wall time."""
+
+    local_model_s: float = 0.0
+    cloud_model_s: float = 0.0
+    tools_s: float = 0.0
+
+    def add_model(self, endpoint: str, seconds: float) -> None:
+        if endpoint == "cloud":
+            self.cloud_model_s += seconds
+        else:
+            self.local_model_s += seconds
+
+    @property
+    def accounted_s(self) -> float:
+        return self.local_model_s + self.cloud_model_s + self.tools_s
+
+
+@dataclass
+class AttemptTally:
+    """Counters of one attempt, summed into its ``task_runs`` row."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    cloud_prompt_tokens: int = 0
+    cloud_cached_tokens: int = 0
+    cloud_completion_tokens: int = 0
+    cloud_cost_usd: float = 0.0
+    cloud_calls: int = 0
+    model_calls: int = 0
+    tool_calls: int = 0
+    local_context_errors: int = 0
+    context_errors_by_agent: dict[str, int] = field(default_factory=dict)
+
+
+class AttemptRecorder:
+    """Writes one attempt's trace rows (journal) and keeps its breakdown and counters."""
+
+    def __init__(
+        self,
+        writer: JournalWriter | None,
+        run_id: str,
+        config: Configuration,
+        task: Task,
+        attempt: int,
+        prices: PriceTable,
+    ) -> None:
+        self.writer = writer
+        self.run_id = run_id
+        self.config = config
+        self.task = task
+        self.attempt = attempt
+        self.prices = prices
+        self.breakdown = TimeBreakdown()
+        self.tally = AttemptTally()
+        self.model_call_rows: list[ModelCall] = []
+
+    def _ids(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "device": self.config.device,
+            "architecture": self.config.architecture.value,
+            "concurrency": self.config.concurrency,
+            "task": self.task.id,
+            "attempt": self.attempt,
+        }
+
+    def write(self, record: Any) -> None:
+        if self.writer is not None:
+            self.writer.write(record)
+
+    def model_call(self, row: ModelCall) -> None:
+        t = self.tally
+        t.model_calls += 1
+        t.prompt_tokens += row.prompt_tokens
+        t.cached_tokens += row.cached_tokens
+        t.completion_tokens += row.completion_tokens
+        if row.endpoint == "cloud":
+            t.cloud_calls += 1
+            t.cloud_prompt_tokens += row.prompt_tokens
+            t.cloud_cached_tokens += row.cached_tokens
+            t.cloud_completion_tokens += row.completion_tokens
+            t.cloud_cost_usd += row.cost_usd
+        if row.error_class == "context_limit":
+            t.context_errors_by_agent[row.agent] = t.context_errors_by_agent.get(row.agent, 0) + 1
+            if row.endpoint == "local":
+                t.local_context_errors += 1
+        self.model_call_rows.append(row)
+        self.write(row)
+
+    def tool_call(self, row: ToolCall) -> None:
+        self.tally.tool_calls += 1
+        self.write(row)
+
+
+def _result_attr(result: Any, *names: str, default: Any = None) -> Any:
+    for name in names:
+        if hasattr(result, name):
+            return getattr(result, name)
+    return default
+
+
+class AgentContext:
+    """Everything an agent may use during one task attempt.
+
+    Fields: ``task``, ``architecture``, ``sandbox``, ``tools`` (the sandbox tools of the common
+    interface), ``deadline`` (``time.monotonic()`` value shared by all agents of the task),
+    ``seed``, ``server_urls`` (direct upstream base URLs by endpoint, e.g. for ``/tokenize``;
+    model requests must use ``chat``, which goes through the recording proxy).
+    """
+
+    def __init__(
+        self,
+        *,
+        task: Task,
+        architecture: Architecture,
+        sandbox: Sandbox,
+        tools: list[Tool],
+        deadline: float,
+        seed: int,
+        server_urls: dict[str, str],
+        backends: dict[str, ChatBackend],
+        recorder: AttemptRecorder,
+        agent_kind: AgentKind = AgentKind.MODEL,
+        tool_call_parser: str = "auto",
+        max_tokens: int | None = None,
+    ) -> None:
+        self.task = task
+        self.architecture = architecture
+        self.sandbox = sandbox
+        self.tools = tools
+        self.deadline = deadline
+        self.seed = seed
+        self.server_urls = server_urls
+        self.agent_kind = agent_kind
+        self.tool_call_parser = tool_call_parser
+        self.max_tokens = max_tokens
+        self._backends = backends
+        self._recorder = recorder
+        self._tools_by_name = {t.name: t for t in tools}
+
+    # ---- time --------------------------------------------------------------------------------
+    def remaining_s(self) -> float:
+        """Seconds left before the task's shared deadline (negative once it has passed)."""
+        return self.deadline - time.monotonic()
+
+    @property
+    def recorder(self) -> AttemptRecorder:
+        return self._recorder
+
+    # ---- models ------------------------------------------------------------------------------
+    async def chat(
+        self,
+        agent: str,
+        endpoint: str,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        """One model request through the proxy; recorded, timed, never raising for model errors.
+
+        A failed request comes back as a ChatResult whose ``error_class`` says why. The time
+        waited counts as local or cloud model time even when the task's deadline cancels the
+        request half-way.
+        """
+        if endpoint not in self._backends:
+            raise ValueError(f"no {endpoint!r} endpoint in architecture {self.architecture.value}")
+        backend = self._backends[endpoint]
+        call_id = uuid.uuid4().hex[:16]
+        headers = {"X-Agbench-Agent": agent, "X-Agbench-Call": call_id}
+        t_wall = time.time()
+        t0 = time.monotonic()
+        try:
+            result = await backend.chat(
+                messages, tools=tools, max_tokens=max_tokens, extra_body=extra_body, headers=headers
+            )
+        finally:
+            self._recorder.breakdown.add_model(endpoint, time.monotonic() - t0)
+        self._recorder.model_call(self._model_call_row(result, agent, endpoint, call_id, t_wall))
+        return result
+
+    def _model_call_row(self, result: Any, agent: str, endpoint: str, call_id: str, t_wall: float) -> ModelCall:
+        ids = self._recorder._ids()
+        to_row = getattr(result, "to_model_call", None)
+        row: ModelCall
+        if callable(to_row):
+            row = to_row(agent=agent, endpoint=endpoint, call_id=call_id, **ids)
+        else:
+            row = ModelCall(
+                **ids,
+                agent=agent,
+                endpoint=endpoint,
+                call_id=call_id,
+                t_start=float(_result_attr(result, "t_start", default=t_wall) or t_wall),
+                queue_s=float(_result_attr(result, "queue_s", default=0.0) or 0.0),
+                ttft_s=_result_attr(result, "ttft_s"),
+                total_s=float(_result_attr(result, "total_s", default=0.0) or 0.0),
+                prompt_tokens=int(_result_attr(result, "prompt_tokens", default=0) or 0),
+                cached_tokens=int(_result_attr(result, "cached_tokens", default=0) or 0),
+                completion_tokens=int(_result_attr(result, "completion_tokens", default=0) or 0),
+                output_tok_s=_result_attr(result, "output_tok_s"),
+                finish_reason=str(_result_attr(result, "finish_reason", default="") or ""),
+                error_class=str(_result_attr(result, "error_class", default="") or ""),
+                status_code=int(_result_attr(result, "status_code", default=0) or 0),
+                retry=int(_result_attr(result, "retry", "retries", default=0) or 0),
+                request_id=str(_result_attr(result, "request_id", default="") or ""),
+                response_id=str(_result_attr(result, "response_id", default="") or ""),
+            )
+        if endpoint == "cloud" and not row.error_class:
+            row.cost_usd = self._recorder.prices.cost(row.prompt_tokens, row.cached_tokens, row.completion_tokens)
+        return row
+
+    # ---- tools -------------------------------------------------------------------------------
+    async def call_tool(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run one sandbox tool; the call is timed and recorded whatever its outcome."""
+        tool = self._tools_by_name.get(name)
+        if tool is None:
+            raise KeyError(name)
+        t_wall = time.time()
+        t0 = time.monotonic()
+        result: Any = None
+        error = ""
+        try:
+            result = await tool.call(self.sandbox, arguments)
+            return result  # type: ignore[no-any-return]
+        except asyncio.CancelledError:
+            error = "cancelled"
+            raise
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            wall = time.monotonic() - t0
+            self._recorder.breakdown.tools_s += wall
+            self._recorder.tool_call(self._tool_call_row(name, arguments, result, t_wall, wall, error))
+
+    async def timed_tool(self, agent: str, name: str, action: Callable[[], Awaitable[T]]) -> T:
+        """Run a harness-level action as a recorded tool call (the oracle's solution run)."""
+        t_wall = time.time()
+        t0 = time.monotonic()
+        error = ""
+        try:
+            return await action()
+        except BaseException as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            wall = time.monotonic() - t0
+            self._recorder.breakdown.tools_s += wall
+            self._recorder.tool_call(self._tool_call_row(name, {}, None, t_wall, wall, error))
+
+    def _tool_call_row(
+        self, name: str, arguments: dict[str, Any], result: Any, t_wall: float, wall: float, error: str
+    ) -> ToolCall:
+        import json
+
+        args_bytes = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
+        output = _result_attr(result, "output", "content", "text", default="") if result is not None else ""
+        return ToolCall(
+            **self._recorder._ids(),
+            agent=_current_agent(name),
+            call_id=uuid.uuid4().hex[:16],
+            tool=name,
+            t_start=t_wall,
+            wall_s=wall,
+            cpu_s=float(_result_attr(result, "cpu_s", default=0.0) or 0.0) if result is not None else 0.0,
+            exit_code=int(_result_attr(result, "exit_code", default=0) or 0) if result is not None else -1,
+            args_bytes=args_bytes,
+            bytes_in=int(_result_attr(result, "bytes_in", default=0) or 0) if result is not None else 0,
+            bytes_out=len(str(output or "").encode()),
+            error=error or (str(_result_attr(result, "error", default="") or "") if result is not None else ""),
+        )
+
+    # ---- inter-agent messages ----------------------------------------------------------------
+    def record_message(
+        self,
+        kind: str,
+        sender: str,
+        receiver: str,
+        t_start: float,
+        t_end: float,
+        request_text: str,
+        response_text: str,
+        ok: bool,
+    ) -> None:
+        """One delegation (``kind="delegate"``) or consultation (``"consult"``); times are epoch s."""
+        request_bytes = len(request_text.encode())
+        response_bytes = len(response_text.encode())
+        self._recorder.write(
+            Message(
+                **self._recorder._ids(),
+                kind=kind,
+                sender=sender,
+                receiver=receiver,
+                t_start=t_start,
+                t_end=t_end,
+                request_bytes=request_bytes,
+                response_bytes=response_bytes,
+                request_tokens=math.ceil(request_bytes / BYTES_PER_TOKEN_ESTIMATE),
+                response_tokens=math.ceil(response_bytes / BYTES_PER_TOKEN_ESTIMATE),
+                ok=ok,
+            )
+        )
+
+
+def _current_agent(_tool: str) -> str:
+    return _AGENT_OF_TOOL_CALL.get()
+
+
+# Which agent is calling a tool is set by ``AgentContext.call_tool``'s caller through
+# ``acting_as``; a context variable keeps it right when several tasks run concurrently.
+import contextvars  # noqa: E402
+
+_AGENT_OF_TOOL_CALL: contextvars.ContextVar[str] = contextvars.ContextVar("agbench_agent", default="")
+
+
+@contextlib.contextmanager
+def acting_as(agent: str) -> Any:
+    token = _AGENT_OF_TOOL_CALL.set(agent)
+    try:
+        yield
+    finally:
+        _AGENT_OF_TOOL_CALL.reset(token)
+
+
+class Agent(Protocol):
+    """Decides a task attempt's steps. ``kind`` names it in every report."""
+
+    kind: AgentKind
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome: ...
+
+
+__all__ = [
+    "ENDPOINTS",
+    "Agent",
+    "AgentContext",
+    "AgentOutcome",
+    "AttemptRecorder",
+    "AttemptTally",
+    "ChatBackend",
+    "TimeBreakdown",
+]

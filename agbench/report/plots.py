@@ -17,14 +17,19 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
 plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "agbench", "font.size": 9})
 
-BREAKDOWN_COLORS = {"local_model": "#4c72b0", "cloud_model": "#dd8452", "tools": "#55a868", "other": "#8c8c8c"}
+BREAKDOWN_COLORS = {
+    "local_model": "#4c72b0",
+    "cloud_model": "#dd8452",
+    "tools": "#55a868",
+    "other": "#8c8c8c",
+}
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 _MAX_LINE_POINTS = 1500
 
@@ -35,8 +40,13 @@ def config_label(conf: dict[str, Any], with_device: bool, with_source: bool) -> 
     if with_device:
         label = f"{conf['device']} {label}"
     if with_source:
-        label = f"[{conf.get('source', '?')}] {label}"
+        label = f"[{tag_of(conf)}] {label}"
     return label
+
+
+def tag_of(conf: dict[str, Any]) -> str:
+    """The run a configuration came from, as shown on a comparison page (its source by default)."""
+    return str(conf.get("tag") or conf.get("source") or "?")
 
 
 def to_svg(fig: Figure) -> str:
@@ -50,7 +60,7 @@ def to_svg(fig: Figure) -> str:
 
 def _labels(configs: Sequence[dict[str, Any]]) -> list[str]:
     devices = {c["device"] for c in configs}
-    sources = {c.get("source") for c in configs}
+    sources = {tag_of(c) for c in configs}
     return [config_label(c, len(devices) > 1, len(sources) > 1) for c in configs]
 
 
@@ -62,7 +72,7 @@ def success_heatmap(configs: Sequence[dict[str, Any]]) -> str:
     """Success rate by architecture (rows) × concurrency (columns), one panel per device/source."""
     panels: dict[str, list[dict[str, Any]]] = {}
     for c in configs:
-        panels.setdefault(f"{c.get('source', '')} {c['device']}".strip(), []).append(c)
+        panels.setdefault(f"[{tag_of(c)}] {c['device']}", []).append(c)
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.0), squeeze=False)
     for ax, (title, items) in zip(axes[0], panels.items(), strict=True):
         archs = list(dict.fromkeys(c["architecture"] for c in items))
@@ -105,14 +115,14 @@ def concurrency_lines(configs: Sequence[dict[str, Any]]) -> str:
     """Goodput and suite wall-clock time against concurrency, one line per architecture."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.2))
     series: dict[str, list[dict[str, Any]]] = {}
-    multi_source = len({c.get("source") for c in configs}) > 1
+    multi_source = len({tag_of(c) for c in configs}) > 1
     multi_device = len({c["device"] for c in configs}) > 1
     for c in configs:
         name = c["architecture"]
         if multi_device:
             name = f"{c['device']} {name}"
         if multi_source:
-            name = f"[{c.get('source')}] {name}"
+            name = f"[{tag_of(c)}] {name}"
         series.setdefault(name, []).append(c)
     for name, items in series.items():
         items = sorted(items, key=lambda c: int(c["concurrency"]))
@@ -130,7 +140,11 @@ def concurrency_lines(configs: Sequence[dict[str, Any]]) -> str:
 
 
 def _stacked_bars(
-    configs: Sequence[dict[str, Any]], parts: dict[str, list[float]], colors: Sequence[str] | None, xlabel: str, title: str
+    configs: Sequence[dict[str, Any]],
+    parts: dict[str, list[float]],
+    colors: Sequence[str] | None,
+    xlabel: str,
+    title: str,
 ) -> str:
     labels = _labels(configs)
     fig, ax = plt.subplots(figsize=(7.5, _bar_height(len(configs))))
@@ -149,7 +163,9 @@ def _stacked_bars(
 
 def time_breakdown(configs: Sequence[dict[str, Any]]) -> str:
     parts = {k: [float(c["time_breakdown_s"][k]) for c in configs] for k in BREAKDOWN_COLORS}
-    return _stacked_bars(configs, parts, list(BREAKDOWN_COLORS.values()), "mean seconds per task", "time breakdown")
+    return _stacked_bars(
+        configs, parts, list(BREAKDOWN_COLORS.values()), "mean seconds per task", "time breakdown"
+    )
 
 
 def cloud_cost(configs: Sequence[dict[str, Any]]) -> str:
@@ -162,7 +178,10 @@ def cloud_cost(configs: Sequence[dict[str, Any]]) -> str:
         left.barh(labels, values, left=start, label=name)
         start += values
     start = np.zeros(len(configs))
-    for name, key in (("successful tasks", "cloud_cost_successful_usd"), ("failed tasks", "cloud_cost_failed_usd")):
+    for name, key in (
+        ("successful tasks", "cloud_cost_successful_usd"),
+        ("failed tasks", "cloud_cost_failed_usd"),
+    ):
         values = np.asarray([c[key] for c in configs], dtype=float)
         right.barh(labels, values, left=start, label=name)
         start += values
@@ -194,7 +213,17 @@ def failure_taxonomy(configs: Sequence[dict[str, Any]]) -> str:
     statuses = [s for s in configs[0]["failures"] if any(c["failures"].get(s, 0) for c in configs)]
     parts = {"success": [float(c["success"]) for c in configs]}
     parts.update({s: [float(c["failures"].get(s, 0)) for c in configs] for s in statuses})
-    palette = ["#55a868", "#c44e52", "#dd8452", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
+    palette = [
+        "#55a868",
+        "#c44e52",
+        "#dd8452",
+        "#8172b3",
+        "#937860",
+        "#da8bc3",
+        "#8c8c8c",
+        "#ccb974",
+        "#64b5cd",
+    ]
     return _stacked_bars(configs, parts, palette, "tasks", "outcomes and failure taxonomy")
 
 
@@ -216,7 +245,7 @@ def distributions(
     if not data:
         return None
     fig, ax = plt.subplots(figsize=(7.5, _bar_height(len(data))))
-    ax.boxplot(data, vert=False, whis=(5, 95), showfliers=False)
+    ax.boxplot(data, orientation="horizontal", whis=(5, 95), showfliers=False)
     ax.set_yticks(range(1, len(names) + 1), names)
     ax.invert_yaxis()
     if log:
@@ -262,6 +291,7 @@ __all__ = [
     "failure_taxonomy",
     "kv_usage",
     "success_heatmap",
+    "tag_of",
     "time_breakdown",
     "to_svg",
 ]

@@ -18,7 +18,17 @@ from agbench.metrics.outcomes import counted_attempts
 from agbench.records import columns
 from agbench.status import INVALID_FOR_VALID_SCORE, Status
 
-LEADING_COLUMNS = ["device", "architecture", "concurrency", "task", "category", "attempt", "status", "reward", "wall_s"]
+LEADING_COLUMNS = [
+    "device",
+    "architecture",
+    "concurrency",
+    "task",
+    "category",
+    "attempt",
+    "status",
+    "reward",
+    "wall_s",
+]
 _INVALID = {s.value for s in INVALID_FOR_VALID_SCORE}
 
 
@@ -28,17 +38,33 @@ def attempt_rows(task_runs: pd.DataFrame) -> pd.DataFrame:
     frame["status"] = frame["status"].astype(str)
     frame["wall_s"] = frame["t_end"] - frame["t_start"]
     counted = counted_attempts(task_runs)
-    keys = set(zip(counted["device"], counted["architecture"], counted["concurrency"], counted["task"], counted["attempt"], strict=True))
+    keys = set(
+        zip(
+            counted["device"],
+            counted["architecture"],
+            counted["concurrency"],
+            counted["task"],
+            counted["attempt"],
+            strict=True,
+        )
+    )
     frame["counted"] = [
         key in keys
-        for key in zip(frame["device"], frame["architecture"], frame["concurrency"], frame["task"], frame["attempt"], strict=True)
+        for key in zip(
+            frame["device"],
+            frame["architecture"],
+            frame["concurrency"],
+            frame["task"],
+            frame["attempt"],
+            strict=True,
+        )
     ]
     frame["valid"] = ~frame["status"].isin(_INVALID) & (frame["status"] != Status.INTERRUPTED.value)
     rest = [c for c in [*columns("task_runs"), "counted", "valid"] if c not in LEADING_COLUMNS and c in frame]
     frame = frame[LEADING_COLUMNS + rest]
-    return frame.sort_values(["device", "architecture", "concurrency", "task", "attempt"], kind="stable").reset_index(
-        drop=True
-    )
+    return frame.sort_values(
+        ["device", "architecture", "concurrency", "task", "attempt"], kind="stable"
+    ).reset_index(drop=True)
 
 
 def write_results_csv(task_runs: pd.DataFrame, path: Path) -> Path:

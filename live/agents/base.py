@@ -11,7 +11,7 @@ the same calls are timed and recorded the same way.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import json
 import math
 import time
 import uuid
@@ -25,12 +25,14 @@ from agbench.status import Status
 from agbench.task import Task
 
 if TYPE_CHECKING:
-    from agbench.journal import JournalWriter
     from agbench.live.providers import ChatResult
     from agbench.live.sandbox import Sandbox
     from agbench.live.tools import Tool, ToolResult
 
+    from agbench.journal import JournalWriter
+
 T = TypeVar("T")
+BackendFactory = Callable[[str, str], "ChatBackend"]  # (agent, endpoint) -> backend
 
 #: Where a model request goes. ``local``: the device's own server; ``cloud``: the cloud API
 #: (or the local stand-in for it).
@@ -39,6 +41,16 @@ ENDPOINTS = ("local", "cloud")
 #: Message sizes in tokens are estimated at this many UTF-8 bytes per token: the harness does
 #: not tokenize inter-agent messages itself (the model calls carrying them are counted exactly).
 BYTES_PER_TOKEN_ESTIMATE = 4
+
+
+def _normalise_proxy_errors(result: ChatResult) -> None:
+    """The recording proxy answers 502 when the upstream could not be reached and 504 when it
+    timed out; the client sees only a 5xx. Map them back so a dead server is infrastructure,
+    not the model's failure (the proxy's own trace row carries the same class)."""
+    if result.error_class == "server_error" and result.status_code == 502:
+        result.error_class = "connection"
+    elif result.error_class == "server_error" and result.status_code == 504:
+        result.error_class = "timeout"
 
 
 class ChatBackend(Protocol):
@@ -129,6 +141,7 @@ class AttemptRecorder:
         self.breakdown = TimeBreakdown()
         self.tally = AttemptTally()
         self.model_call_rows: list[ModelCall] = []
+        self.closed = False
 
     def _ids(self) -> dict[str, Any]:
         return {
@@ -141,8 +154,17 @@ class AttemptRecorder:
         }
 
     def write(self, record: Any) -> None:
-        if self.writer is not None:
+        """Append a row to the attempt's journal; rows arriving after it closed are dropped."""
+        if self.writer is not None and not self.closed:
             self.writer.write(record)
+
+    def close(self, final_row: Any | None = None) -> None:
+        """Write the last row (the ``task_runs`` row) and close the journal."""
+        if final_row is not None:
+            self.write(final_row)
+        self.closed = True
+        if self.writer is not None:
+            self.writer.close()
 
     def model_call(self, row: ModelCall) -> None:
         t = self.tally
@@ -163,16 +185,12 @@ class AttemptRecorder:
         self.model_call_rows.append(row)
         self.write(row)
 
+    def exposure(self, row: Any) -> None:
+        self.write(row)
+
     def tool_call(self, row: ToolCall) -> None:
         self.tally.tool_calls += 1
         self.write(row)
-
-
-def _result_attr(result: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        if hasattr(result, name):
-            return getattr(result, name)
-    return default
 
 
 class AgentContext:
@@ -194,8 +212,9 @@ class AgentContext:
         deadline: float,
         seed: int,
         server_urls: dict[str, str],
-        backends: dict[str, ChatBackend],
+        backends: dict[str, ChatBackend] | BackendFactory,
         recorder: AttemptRecorder,
+        calls_recorded_by_proxy: bool = False,
         agent_kind: AgentKind = AgentKind.MODEL,
         tool_call_parser: str = "auto",
         max_tokens: int | None = None,
@@ -210,8 +229,19 @@ class AgentContext:
         self.agent_kind = agent_kind
         self.tool_call_parser = tool_call_parser
         self.max_tokens = max_tokens
-        self._backends = backends
+        if isinstance(backends, dict):
+            table = dict(backends)
+
+            def backend_for(agent: str, endpoint: str) -> ChatBackend:
+                return table[endpoint]
+
+            self._backend_for: BackendFactory = backend_for
+            self._endpoints = set(table)
+        else:
+            self._backend_for = backends
+            self._endpoints = set(server_urls)
         self._recorder = recorder
+        self._proxied = calls_recorded_by_proxy
         self._tools_by_name = {t.name: t for t in tools}
 
     # ---- time --------------------------------------------------------------------------------
@@ -240,52 +270,29 @@ class AgentContext:
         waited counts as local or cloud model time even when the task's deadline cancels the
         request half-way.
         """
-        if endpoint not in self._backends:
+        if endpoint not in self._endpoints:
             raise ValueError(f"no {endpoint!r} endpoint in architecture {self.architecture.value}")
-        backend = self._backends[endpoint]
+        backend = self._backend_for(agent, endpoint)
         call_id = uuid.uuid4().hex[:16]
-        headers = {"X-Agbench-Agent": agent, "X-Agbench-Call": call_id}
-        t_wall = time.time()
         t0 = time.monotonic()
         try:
-            result = await backend.chat(
-                messages, tools=tools, max_tokens=max_tokens, extra_body=extra_body, headers=headers
-            )
+            result = await backend.chat(messages, tools=tools, max_tokens=max_tokens, extra_body=extra_body)
         finally:
             self._recorder.breakdown.add_model(endpoint, time.monotonic() - t0)
-        self._recorder.model_call(self._model_call_row(result, agent, endpoint, call_id, t_wall))
+        _normalise_proxy_errors(result)
+        if not self._proxied:
+            self._record_model_call(result, agent, endpoint, call_id)
         return result
 
-    def _model_call_row(self, result: Any, agent: str, endpoint: str, call_id: str, t_wall: float) -> ModelCall:
-        ids = self._recorder._ids()
-        to_row = getattr(result, "to_model_call", None)
-        row: ModelCall
-        if callable(to_row):
-            row = to_row(agent=agent, endpoint=endpoint, call_id=call_id, **ids)
-        else:
-            row = ModelCall(
-                **ids,
-                agent=agent,
-                endpoint=endpoint,
-                call_id=call_id,
-                t_start=float(_result_attr(result, "t_start", default=t_wall) or t_wall),
-                queue_s=float(_result_attr(result, "queue_s", default=0.0) or 0.0),
-                ttft_s=_result_attr(result, "ttft_s"),
-                total_s=float(_result_attr(result, "total_s", default=0.0) or 0.0),
-                prompt_tokens=int(_result_attr(result, "prompt_tokens", default=0) or 0),
-                cached_tokens=int(_result_attr(result, "cached_tokens", default=0) or 0),
-                completion_tokens=int(_result_attr(result, "completion_tokens", default=0) or 0),
-                output_tok_s=_result_attr(result, "output_tok_s"),
-                finish_reason=str(_result_attr(result, "finish_reason", default="") or ""),
-                error_class=str(_result_attr(result, "error_class", default="") or ""),
-                status_code=int(_result_attr(result, "status_code", default=0) or 0),
-                retry=int(_result_attr(result, "retry", "retries", default=0) or 0),
-                request_id=str(_result_attr(result, "request_id", default="") or ""),
-                response_id=str(_result_attr(result, "response_id", default="") or ""),
+    def _record_model_call(self, result: ChatResult, agent: str, endpoint: str, call_id: str) -> None:
+        cost = 0.0
+        if endpoint == "cloud" and not result.error_class:
+            cost = self._recorder.prices.cost(
+                result.prompt_tokens, result.cached_tokens, result.completion_tokens
             )
-        if endpoint == "cloud" and not row.error_class:
-            row.cost_usd = self._recorder.prices.cost(row.prompt_tokens, row.cached_tokens, row.completion_tokens)
-        return row
+        for row in result.model_calls(**self._recorder._ids(), agent=agent, call_id=call_id, cost_usd=cost):
+            row.endpoint = endpoint
+            self._recorder.model_call(row)
 
     # ---- tools -------------------------------------------------------------------------------
     async def call_tool(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
@@ -295,11 +302,11 @@ class AgentContext:
             raise KeyError(name)
         t_wall = time.time()
         t0 = time.monotonic()
-        result: Any = None
+        result: ToolResult | None = None
         error = ""
         try:
             result = await tool.call(self.sandbox, arguments)
-            return result  # type: ignore[no-any-return]
+            return result
         except asyncio.CancelledError:
             error = "cancelled"
             raise
@@ -309,7 +316,7 @@ class AgentContext:
         finally:
             wall = time.monotonic() - t0
             self._recorder.breakdown.tools_s += wall
-            self._recorder.tool_call(self._tool_call_row(name, arguments, result, t_wall, wall, error))
+            self._recorder.tool_call(self._tool_call_row(agent, name, arguments, result, t_wall, wall, error))
 
     async def timed_tool(self, agent: str, name: str, action: Callable[[], Awaitable[T]]) -> T:
         """Run a harness-level action as a recorded tool call (the oracle's solution run)."""
@@ -324,29 +331,37 @@ class AgentContext:
         finally:
             wall = time.monotonic() - t0
             self._recorder.breakdown.tools_s += wall
-            self._recorder.tool_call(self._tool_call_row(name, {}, None, t_wall, wall, error))
+            self._recorder.tool_call(self._tool_call_row(agent, name, {}, None, t_wall, wall, error))
 
     def _tool_call_row(
-        self, name: str, arguments: dict[str, Any], result: Any, t_wall: float, wall: float, error: str
+        self,
+        agent: str,
+        name: str,
+        arguments: dict[str, Any],
+        result: Any,
+        t_wall: float,
+        wall: float,
+        error: str,
     ) -> ToolCall:
-        import json
-
-        args_bytes = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
-        output = _result_attr(result, "output", "content", "text", default="") if result is not None else ""
-        return ToolCall(
+        row = ToolCall(
             **self._recorder._ids(),
-            agent=_current_agent(name),
+            agent=agent,
             call_id=uuid.uuid4().hex[:16],
             tool=name,
             t_start=t_wall,
             wall_s=wall,
-            cpu_s=float(_result_attr(result, "cpu_s", default=0.0) or 0.0) if result is not None else 0.0,
-            exit_code=int(_result_attr(result, "exit_code", default=0) or 0) if result is not None else -1,
-            args_bytes=args_bytes,
-            bytes_in=int(_result_attr(result, "bytes_in", default=0) or 0) if result is not None else 0,
-            bytes_out=len(str(output or "").encode()),
-            error=error or (str(_result_attr(result, "error", default="") or "") if result is not None else ""),
+            args_bytes=len(json.dumps(arguments, ensure_ascii=False, default=str).encode()),
+            exit_code=-1,
+            error=error,
         )
+        if result is not None:
+            row.cpu_s = float(getattr(result, "cpu_s", 0.0) or 0.0)
+            row.exit_code = int(getattr(result, "exit_code", 0) or 0)
+            row.bytes_in = int(getattr(result, "bytes_in", 0) or 0)
+            output = getattr(result, "output", "")
+            row.bytes_out = int(getattr(result, "bytes_out", 0) or 0) or len(str(output or "").encode())
+            row.error = error or str(getattr(result, "error", "") or "")
+        return row
 
     # ---- inter-agent messages ----------------------------------------------------------------
     def record_message(
@@ -378,26 +393,6 @@ class AgentContext:
                 ok=ok,
             )
         )
-
-
-def _current_agent(_tool: str) -> str:
-    return _AGENT_OF_TOOL_CALL.get()
-
-
-# Which agent is calling a tool is set by ``AgentContext.call_tool``'s caller through
-# ``acting_as``; a context variable keeps it right when several tasks run concurrently.
-import contextvars  # noqa: E402
-
-_AGENT_OF_TOOL_CALL: contextvars.ContextVar[str] = contextvars.ContextVar("agbench_agent", default="")
-
-
-@contextlib.contextmanager
-def acting_as(agent: str) -> Any:
-    token = _AGENT_OF_TOOL_CALL.set(agent)
-    try:
-        yield
-    finally:
-        _AGENT_OF_TOOL_CALL.reset(token)
 
 
 class Agent(Protocol):

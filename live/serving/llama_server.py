@@ -33,10 +33,10 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
+from agbench.live.serving.models import resolve_model_path, served_chat_template
 
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
-from agbench.live.serving.models import resolve_model_path, served_chat_template
 
 
 class ServerDiedError(AgbenchError):
@@ -138,7 +138,9 @@ class ManagedServer:
                     if "ready" in answer:
                         address = str(answer["ready"])
                         return address if address.startswith("http") else "http://" + address
-                    raise AgbenchError(f"llama-server failed to start: {answer.get('error')} (log: {self.log_path})")
+                    raise AgbenchError(
+                        f"llama-server failed to start: {answer.get('error')} (log: {self.log_path})"
+                    )
             elif self._proc.poll() is not None:
                 break
         if self._proc.poll() is None:

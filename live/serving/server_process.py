@@ -16,7 +16,9 @@ import sys
 from typing import Any
 
 
-def build_params(settings: dict[str, Any], model_path: str, port: int, alias: str, template: str | None) -> Any:
+def build_params(
+    settings: dict[str, Any], model_path: str, port: int, alias: str, template: str | None
+) -> Any:
     """xllamacpp CommonParams for one server (the flags llama-server would get)."""
     import xllamacpp
 

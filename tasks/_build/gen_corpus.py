@@ -155,7 +155,7 @@ COMPOSERS = ["Edda Marhaug", "Tobias Lindqvist", "Aurelia Fonsecca", "Piet Vranc
 towns_pop = {t: rng.randint(2000, 90000) for t in TOWNS}
 islands = {}
 for isl, comp in zip(ISLANDS, COMPOSERS):
-    anthem = f"Song of {isl.split()[0]}"
+    anthem = f"Song of {isl}"
     town = rng.choice(TOWNS)
     islands[isl] = (anthem, comp, town)
     doc("islands/" + isl.lower().replace(" ", "-"), f"{isl} (island)",
@@ -197,8 +197,6 @@ def main() -> None:
         p = OUT / (slug + ".md")
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(f"# {title}\nurl: https://corpus.local/{slug}\n\n{body}")
-    (OUT / "README.md").write_text("")
-    (OUT / "README.md").unlink()
     print(len(docs), "documents")
     print("router Kestrel R7 4.2:", router_facts[("Kestrel R7", "4.2")])
     print("fares Valdmoor:", fares["Valdmoor"])

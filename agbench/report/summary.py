@@ -1,0 +1,99 @@
+"""``summary.json``: one run's summary, or several runs side by side.
+
+A run's summary is ``agbench.metrics.summarize`` over its trace tables plus its run metadata;
+a comparison lists every run's configurations together, each tagged with the run and source
+it came from, so live and simulated figures sit on one page and in one JSON file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from agbench.metrics import read_tables, summarize
+from agbench.store import RunStore
+
+
+@dataclass
+class RunReport:
+    """What a report is drawn from: the run's directory, summary and trace tables."""
+
+    run_dir: Path
+    summary: dict[str, Any]
+    tables: dict[str, pd.DataFrame]
+
+
+def load_run(run_dir: Path) -> RunReport:
+    """Open, compact if needed, and summarize one run (one-line RunDirError on bad input)."""
+    store = RunStore.open(run_dir)
+    meta = store.meta()
+    tables = read_tables(store)
+    summary = summarize(tables, meta)
+    summary["run_dir"] = str(run_dir)
+    return RunReport(run_dir=run_dir, summary=summary, tables=tables)
+
+
+def json_safe(value: Any) -> Any:
+    """Replace NaN / infinity (invalid JSON) with null, recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def write_json(summary: dict[str, Any], path: Path) -> Path:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(json_safe(summary), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def run_tags(reports: list[RunReport]) -> list[str]:
+    """A short tag per run: its source, qualified by its directory name when sources repeat."""
+    sources = [str(r.summary["source"]) for r in reports]
+    repeats = Counter(sources)
+    return [s if repeats[s] == 1 else f"{s}:{r.run_dir.name}" for s, r in zip(sources, reports, strict=True)]
+
+
+def comparison_summary(reports: list[RunReport]) -> dict[str, Any]:
+    """Several runs side by side: every configuration tagged with its run and source."""
+    configurations: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    for tag, report in zip(run_tags(reports), reports, strict=True):
+        s = report.summary
+        runs.append(
+            {
+                "tag": tag,
+                "run_dir": str(report.run_dir),
+                "source": s["source"],
+                "run_id": s["run_id"],
+                "agent_kind": s["agent_kind"],
+                "labels": s["labels"],
+                "meta": s["meta"],
+                "totals": s["totals"],
+            }
+        )
+        for conf in s["configurations"]:
+            configurations.append({**conf, "tag": tag, "run_dir": str(report.run_dir)})
+    sources = sorted({str(r.summary["source"]) for r in reports})
+    return {
+        "source": sources[0] if len(sources) == 1 else "comparison",
+        "comparison": True,
+        "sources": sources,
+        "agent_kind": ",".join(sorted({str(r.summary["agent_kind"]) for r in reports})),
+        "labels": sorted({label for r in reports for label in r.summary["labels"]}),
+        "runs": runs,
+        "configurations": configurations,
+    }
+
+
+__all__ = ["RunReport", "comparison_summary", "json_safe", "load_run", "run_tags", "write_json"]

@@ -1,0 +1,345 @@
+"""Trace-store benchmark: ingest and summarize a synthetic run of N trace records.
+
+Two pipelines over the same records, each in its own child process (so each phase's peak
+memory is its own):
+
+- store: ``RunStore.append_columns`` (columnar bulk path) → ``compact`` (Parquet) →
+  ``agbench.metrics.read_tables`` + ``summarize``;
+- baseline, what a user would otherwise write: one JSON line per record (``json.dumps``),
+  loaded back with ``pandas.read_json(lines=True)`` and summarized by the same function.
+
+Records are model calls (50 %), tool calls (30 %), server and resource samples (10 % each)
+plus one task_runs row per attempt (100 model calls per attempt). Generating them is not
+timed. Figures are printed, never asserted.
+
+    .venv/bin/python bench/trace_store.py                 # 10 million records
+    .venv/bin/python bench/trace_store.py --records 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from agbench.metrics import read_tables, summarize
+from agbench.records import TABLES
+from agbench.store import RunStore
+
+ARCHS = ["LO", "CO", "HCL", "HLL"]
+CONCURRENCY = [1, 2, 4, 8]
+CALLS_PER_ATTEMPT = 100
+BATCH = 1_000_000
+STATUSES = np.array(["success", "verification_failed", "context_limit", "execution_error", "timeout"])
+
+
+def _strings(values: list[str], index: np.ndarray) -> pa.Array:
+    """A plain string column built in C from a small vocabulary (no Python object per row)."""
+    return pa.array(values, pa.string()).take(pa.array(index))
+
+
+def synthesize(n_records: int, seed: int = 1) -> dict[str, list[pa.Table]]:
+    """The synthetic run: per table, a list of Arrow batches of at most BATCH rows."""
+    rng = np.random.default_rng(seed)
+    n_model = n_records // 2
+    n_tool = n_records * 3 // 10
+    n_server = n_records // 10
+    n_resource = n_records - n_model - n_tool - n_server
+    n_configs = len(ARCHS) * len(CONCURRENCY)
+    n_attempts = max(n_configs, n_model // CALLS_PER_ATTEMPT)
+    attempts_per_config = -(-n_attempts // n_configs)
+    n_attempts = attempts_per_config * n_configs
+    task_names = [f"task-{i:05d}" for i in range(attempts_per_config)]
+    categories = [
+        "local_files",
+        "retrieval",
+        "calculation",
+        "office",
+        "multimedia",
+        "scientific",
+        "system",
+        "terminal",
+    ]
+
+    attempt_config = np.repeat(np.arange(n_configs), attempts_per_config)
+    attempt_task = np.tile(np.arange(attempts_per_config), n_configs)
+    arch_of = np.array([ARCHS[i // len(CONCURRENCY)] for i in range(n_configs)])
+    conc_of = np.array([CONCURRENCY[i % len(CONCURRENCY)] for i in range(n_configs)], dtype=np.int64)
+    start = attempt_task * 30.0 / conc_of[attempt_config]
+    wall = rng.gamma(2.0, 20.0, n_attempts)
+    task_runs = pa.table(
+        {
+            "run_id": _strings(["bench"], np.zeros(n_attempts, dtype=np.int64)),
+            "device": _strings(["box"], np.zeros(n_attempts, dtype=np.int64)),
+            "architecture": _strings(ARCHS, attempt_config // len(CONCURRENCY)),
+            "concurrency": conc_of[attempt_config],
+            "agent_kind": _strings(["replay"], np.zeros(n_attempts, dtype=np.int64)),
+            "task": _strings(task_names, attempt_task),
+            "category": _strings(categories, attempt_task % len(categories)),
+            "attempt": np.ones(n_attempts, dtype=np.int64),
+            "t_start": start,
+            "t_end": start + wall,
+            "status": _strings(list(STATUSES), rng.choice(5, n_attempts, p=[0.6, 0.2, 0.1, 0.05, 0.05])),
+            "local_model_s": wall * 0.5,
+            "cloud_model_s": wall * 0.2,
+            "tools_s": wall * 0.2,
+            "other_s": wall * 0.1,
+            "cloud_prompt_tokens": rng.integers(0, 20000, n_attempts),
+            "cloud_cached_tokens": rng.integers(0, 5000, n_attempts),
+            "cloud_completion_tokens": rng.integers(0, 2000, n_attempts),
+            "cloud_cost_usd": rng.random(n_attempts) * 0.01,
+            "cloud_calls": rng.integers(0, 20, n_attempts),
+            "sensitive_total": rng.integers(0, 4, n_attempts),
+            "full_capability": np.ones(n_attempts, dtype=bool),
+        }
+    )
+
+    def batches(n: int, build: Any) -> list[pa.Table]:
+        return [build(min(BATCH, n - lo), lo, n) for lo in range(0, n, BATCH)]
+
+    def model_batch(n: int, lo: int, total: int) -> pa.Table:
+        cols = per_attempt_rows(n, lo, total)
+        cloud = rng.random(n) < 0.3
+        cols |= {
+            "agent": _strings(["local", "cloud"], cloud.astype(np.int64)),
+            "endpoint": _strings(["local", "cloud"], cloud.astype(np.int64)),
+            "call_id": _strings(["c"], np.zeros(n, dtype=np.int64)),
+            "ttft_s": rng.lognormal(-1.0, 0.8, n),
+            "total_s": rng.lognormal(1.0, 0.5, n),
+            "queue_s": rng.exponential(0.1, n),
+            "prompt_tokens": rng.integers(100, 8000, n),
+            "completion_tokens": rng.integers(1, 500, n),
+            "output_tok_s": rng.normal(40.0, 8.0, n),
+            "finish_reason": _strings(["stop", "length"], (rng.random(n) < 0.05).astype(np.int64)),
+            "error_class": _strings(["", "context_limit"], (rng.random(n) < 0.01).astype(np.int64)),
+            "status_code": np.full(n, 200, dtype=np.int64),
+        }
+        return pa.table(cols)
+
+    def tool_batch(n: int, lo: int, total: int) -> pa.Table:
+        cols = per_attempt_rows(n, lo, total)
+        cols |= {
+            "agent": _strings(["local"], np.zeros(n, dtype=np.int64)),
+            "call_id": _strings(["t"], np.zeros(n, dtype=np.int64)),
+            "tool": _strings(["shell", "read_file", "search", "python"], rng.integers(0, 4, n)),
+            "wall_s": rng.exponential(0.5, n),
+            "cpu_s": rng.exponential(0.2, n),
+            "bytes_out": rng.integers(0, 10000, n),
+        }
+        return pa.table(cols)
+
+    def sample_batch(extra: dict[str, Any]) -> Any:
+        def build(n: int, lo: int, total: int) -> pa.Table:
+            cfg = (np.arange(lo, lo + n) * n_configs) // total
+            cols = {
+                "run_id": _strings(["bench"], np.zeros(n, dtype=np.int64)),
+                "device": _strings(["box"], np.zeros(n, dtype=np.int64)),
+                "architecture": _strings(ARCHS, cfg // len(CONCURRENCY)),
+                "concurrency": conc_of[cfg],
+                "t": np.arange(lo, lo + n, dtype=np.float64) * 0.1,
+            }
+            cols |= {name: make(n) for name, make in extra.items()}
+            return pa.table(cols)
+
+        return build
+
+    def per_attempt_rows(n: int, lo: int, total: int) -> dict[str, Any]:
+        which = np.minimum((np.arange(lo, lo + n) * n_attempts) // total, n_attempts - 1)
+        cfg = attempt_config[which]
+        return {
+            "run_id": _strings(["bench"], np.zeros(n, dtype=np.int64)),
+            "device": _strings(["box"], np.zeros(n, dtype=np.int64)),
+            "architecture": _strings(ARCHS, cfg // len(CONCURRENCY)),
+            "concurrency": conc_of[cfg],
+            "task": _strings(task_names, attempt_task[which]),
+            "attempt": np.ones(n, dtype=np.int64),
+            "t_start": start[which] + rng.random(n) * wall[which],
+        }
+
+    server = sample_batch(
+        {
+            "server": lambda n: _strings(["local"], np.zeros(n, dtype=np.int64)),
+            "slots_busy": lambda n: rng.integers(0, 8, n),
+            "slots_total": lambda n: np.full(n, 8, dtype=np.int64),
+            "kv_used": lambda n: rng.integers(0, 32768, n),
+            "kv_total": lambda n: np.full(n, 32768, dtype=np.int64),
+            "requests_waiting": lambda n: rng.integers(0, 4, n),
+        }
+    )
+    resources = sample_batch(
+        {
+            "cpu_percent": lambda n: rng.random(n) * 100,
+            "mem_used_bytes": lambda n: rng.integers(1 << 30, 4 << 30, n),
+            "mem_total_bytes": lambda n: np.full(n, 8 << 30, dtype=np.int64),
+        }
+    )
+    return {
+        "task_runs": [task_runs],
+        "model_calls": batches(n_model, model_batch),
+        "tool_calls": batches(n_tool, tool_batch),
+        "server_samples": batches(n_server, server),
+        "resource_samples": batches(n_resource, resources),
+    }
+
+
+def _rows(data: dict[str, list[pa.Table]]) -> int:
+    return sum(t.num_rows for tables in data.values() for t in tables)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _digest(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The figures both pipelines must agree on."""
+    return [
+        (
+            c["architecture"],
+            c["concurrency"],
+            c["tasks"],
+            c["success"],
+            round(c["suite_wall_s"], 6),
+            round(c["ttft_p50_s"] or 0.0, 9),
+            round(c["kv_peak_fraction"] or 0.0, 9),
+        )  # fmt: skip
+        for c in summary["configurations"]
+    ]
+
+
+def store_pipeline(n_records: int, workdir: Path, out: Any) -> None:
+    data = synthesize(n_records)
+    rows = _rows(data)
+    root = workdir / "store-run"
+    store = RunStore.create(root, {"source": "sim", "run_id": "bench", "agent_kind": "replay"})
+    t0 = time.perf_counter()
+    for table, batches in data.items():
+        for batch in batches:
+            store.append_columns(table, batch)
+    t_append = time.perf_counter() - t0
+    del data
+    t0 = time.perf_counter()
+    store.compact()
+    t_compact = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    summary = summarize(read_tables(RunStore.open(root)), RunStore.open(root).meta())
+    t_summary = time.perf_counter() - t0
+    size = sum(p.stat().st_size for p in (root / "traces").glob("*.parquet"))
+    out.put(
+        {
+            "rows": rows,
+            "append_s": t_append,
+            "compact_s": t_compact,
+            "summary_s": t_summary,
+            "peak_rss_mb": _peak_rss_mb(),
+            "bytes": size,
+            "digest": _digest(summary),
+        }
+    )
+
+
+def baseline_pipeline(n_records: int, workdir: Path, out: Any) -> None:
+    data = synthesize(n_records)
+    rows = _rows(data)
+    py_rows = {table: [r for t in batches for r in t.to_pylist()] for table, batches in data.items()}
+    del data
+    root = workdir / "baseline"
+    root.mkdir()
+    t0 = time.perf_counter()
+    for table, records in py_rows.items():
+        with (root / f"{table}.jsonl").open("w") as fh:
+            for record in records:
+                fh.write(json.dumps(record) + "\n")
+    t_write = time.perf_counter() - t0
+    del py_rows
+    t0 = time.perf_counter()
+    tables = {}
+    for table in TABLES:
+        path = root / f"{table}.jsonl"
+        if path.is_file():
+            tables[table] = pd.read_json(path, lines=True, dtype=False)
+    t_load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    summary = summarize(tables, {"source": "sim", "run_id": "bench"})
+    t_summary = time.perf_counter() - t0
+    size = sum(p.stat().st_size for p in root.glob("*.jsonl"))
+    out.put(
+        {
+            "rows": rows,
+            "append_s": t_write,
+            "load_s": t_load,
+            "summary_s": t_load + t_summary,
+            "aggregate_s": t_summary,
+            "peak_rss_mb": _peak_rss_mb(),
+            "bytes": size,
+            "digest": _digest(summary),
+        }
+    )
+
+
+def _run_child(target: Any, n: int, workdir: Path) -> dict[str, Any]:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(n, workdir, queue))
+    proc.start()
+    result: dict[str, Any] = queue.get()
+    proc.join()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--records", type=int, default=10_000_000, help="trace records to write (default 10 M)"
+    )
+    parser.add_argument(
+        "--baseline-records", type=int, default=None, help="records for the baseline (default: same)"
+    )
+    parser.add_argument("--workdir", type=Path, default=None, help="scratch directory (default: a temp dir)")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="agbench-bench-", dir=args.workdir))
+    n_base = args.baseline_records or args.records
+    try:
+        print(f"cpus: {os.cpu_count()}  records: {args.records:,}  baseline records: {n_base:,}", flush=True)
+        store = _run_child(store_pipeline, args.records, workdir)
+        ingest = store["rows"] / store["append_s"]
+        ingest_all = store["rows"] / (store["append_s"] + store["compact_s"])
+        print(f"store    ingest (append_columns): {ingest:,.0f} records/s ({store['append_s']:.2f} s)")
+        print(
+            f"store    ingest + compact:        {ingest_all:,.0f} records/s (compact {store['compact_s']:.2f} s)"
+        )
+        print(f"store    summary (read + summarize): {store['summary_s']:.2f} s; peak RSS {store['peak_rss_mb']:,.0f} MB;"
+              f" on disk {store['bytes'] / 1e6:,.0f} MB", flush=True)  # fmt: skip
+        base = _run_child(baseline_pipeline, n_base, workdir)
+        scale = store["rows"] / base["rows"]
+        b_ingest = base["rows"] / base["append_s"]
+        print(f"baseline ingest (json.dumps lines): {b_ingest:,.0f} records/s ({base['append_s']:.2f} s)")
+        print(f"baseline summary (read_json + summarize): {base['summary_s']:.2f} s (load {base['load_s']:.2f} s);"
+              f" peak RSS {base['peak_rss_mb']:,.0f} MB; on disk {base['bytes'] / 1e6:,.0f} MB")  # fmt: skip
+        if scale != 1:
+            print(f"(baseline measured on {base['rows']:,} records; its times scaled ×{scale:.2f} below)")
+        print(
+            f"ratio ingest (store / baseline records/s): {ingest_all / b_ingest:.1f}x (append only {ingest / b_ingest:.1f}x)"
+        )
+        print(f"ratio summary (baseline s / store s): {base['summary_s'] * scale / store['summary_s']:.1f}x")
+        total_store = store["append_s"] + store["compact_s"] + store["summary_s"]
+        total_base = (base["append_s"] + base["summary_s"]) * scale
+        print(f"ratio end to end (write + summarize): {total_base / total_store:.1f}x")
+        if scale == 1:
+            print(f"summaries agree: {'yes' if store['digest'] == base['digest'] else 'NO'}")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""Sampling a local model server's state into ``server_samples`` (llama.cpp or vLLM).
+
+llama.cpp's ``/metrics`` has cumulative token counters and the number of requests processing
+and deferred, but no KV occupancy: that comes from ``/slots`` (each busy slot holds its prompt
+plus what it has generated so far). vLLM's ``/metrics`` has running / waiting requests and the
+KV cache usage as a fraction; without the pool size the fraction is stored in basis points
+(``kv_used`` of ``kv_total`` = 10000) unless ``kv_total`` is given.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from agbench.live.monitors.sampler_thread import Done, SamplerThread
+
+from agbench.records import ServerSample
+
+
+def parse_prometheus(text: str) -> dict[str, float]:
+    """Metric name -> value, summed over label sets (enough for the gauges and counters we read)."""
+    values: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            continue
+        name_part, _, rest = line.rpartition(" ")
+        if not name_part:
+            continue
+        # A sample may carry a timestamp after the value: "name{..} value ts".
+        if "}" not in name_part and " " in name_part:
+            name_part, _, rest = name_part.partition(" ")
+        name = name_part.split("{", 1)[0].strip()
+        try:
+            value = float(rest)
+        except ValueError:
+            continue
+        values[name] = values.get(name, 0.0) + value
+    return values
+
+
+def _first(metrics: dict[str, float], *names: str) -> float | None:
+    for name in names:
+        if name in metrics:
+            return metrics[name]
+    return None
+
+
+def slot_state(slots: Any) -> tuple[int, int, int, int]:
+    """(busy, total, kv cells in use by busy slots, sum of slot sizes) from llama.cpp ``/slots``."""
+    if not isinstance(slots, list):
+        return 0, 0, 0, 0
+    busy = used = size = 0
+    for slot in slots:
+        if not isinstance(slot, dict):
+            continue
+        size += int(slot.get("n_ctx") or 0)
+        if slot.get("is_processing"):
+            busy += 1
+            decoded = 0
+            for nt in slot.get("next_token") or []:
+                decoded = max(decoded, int(nt.get("n_decoded") or 0))
+            used += int(slot.get("n_prompt_tokens") or 0) + decoded
+    return busy, len(slots), used, size
+
+
+class ServerSampler:
+    """Polls ``url`` every ``interval_s`` and hands a ServerSample to ``writer`` (from a thread)."""
+
+    def __init__(
+        self,
+        url: str,
+        writer: Callable[[ServerSample], None],
+        interval_s: float = 0.5,
+        *,
+        run_id: str = "",
+        device: str = "",
+        architecture: str = "",
+        concurrency: int = 0,
+        server: str = "local",
+        kv_total: int | None = None,
+        unified_kv: bool = False,
+    ) -> None:
+        self.base = url.rstrip("/").removesuffix("/v1")
+        self.writer = writer
+        self.keys = dict(
+            run_id=run_id, device=device, architecture=architecture, concurrency=concurrency, server=server
+        )
+        self.kv_total = kv_total
+        self.unified_kv = unified_kv  # then every slot reports the whole pool as its n_ctx
+        self.has_slots = True
+        self._client = httpx.Client(timeout=max(1.0, interval_s * 4), trust_env=False)
+        self._thread = SamplerThread(self.sample_once, interval_s, "agbench-server-sampler")
+
+    def start(self) -> Done:
+        self._thread.start()
+        return Done()
+
+    def stop(self) -> Done:
+        self._thread.stop()
+        self._client.close()
+        return Done()
+
+    def __enter__(self) -> ServerSampler:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def cpu_fraction(self) -> float:
+        return self._thread.cpu_fraction
+
+    @property
+    def samples(self) -> int:
+        return self._thread.samples
+
+    @property
+    def errors(self) -> int:
+        return self._thread.errors
+
+    def sample_once(self) -> ServerSample:
+        t = time.time()
+        response = self._client.get(self.base + "/metrics")
+        response.raise_for_status()
+        metrics = parse_prometheus(response.text)
+        sample = ServerSample(t=t, **self.keys)  # type: ignore[arg-type]
+        if any(name.startswith("vllm:") for name in metrics):
+            self._fill_vllm(sample, metrics)
+        else:
+            self._fill_llamacpp(sample, metrics)
+        self.writer(sample)
+        return sample
+
+    def _fill_llamacpp(self, sample: ServerSample, metrics: dict[str, float]) -> None:
+        sample.requests_processing = int(metrics.get("llamacpp:requests_processing", 0))
+        sample.requests_waiting = int(metrics.get("llamacpp:requests_deferred", 0))
+        cached = int(metrics.get("llamacpp:prompt_tokens_cached_total", 0))
+        sample.prompt_tokens_cached_total = cached
+        # llama.cpp's prompt_tokens_total excludes cached tokens; the table counts all of them.
+        sample.prompt_tokens_total = int(metrics.get("llamacpp:prompt_tokens_total", 0)) + cached
+        sample.generated_tokens_total = int(metrics.get("llamacpp:tokens_predicted_total", 0))
+        if self.has_slots:
+            response = self._client.get(self.base + "/slots")
+            if response.status_code in (404, 501):
+                self.has_slots = False  # slots endpoint off: counts from /metrics only
+            else:
+                response.raise_for_status()
+                busy, total, used, size = slot_state(response.json())
+                sample.slots_busy, sample.slots_total, sample.kv_used = busy, total, used
+                sample.kv_total = self.kv_total or (size // max(1, total) if self.unified_kv else size)
+        if not self.has_slots:
+            sample.slots_busy = sample.requests_processing
+            sample.kv_total = self.kv_total or 0
+
+    def _fill_vllm(self, sample: ServerSample, metrics: dict[str, float]) -> None:
+        sample.requests_processing = int(metrics.get("vllm:num_requests_running", 0))
+        sample.requests_waiting = int(metrics.get("vllm:num_requests_waiting", 0))
+        sample.slots_busy = sample.requests_processing
+        usage = _first(metrics, "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc") or 0.0
+        total = self.kv_total or 10000
+        sample.kv_total = total
+        sample.kv_used = round(usage * total)
+        sample.prompt_tokens_total = int(metrics.get("vllm:prompt_tokens_total", 0))
+        sample.generated_tokens_total = int(metrics.get("vllm:generation_tokens_total", 0))
+        hits = _first(metrics, "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
+        sample.prompt_tokens_cached_total = int(hits or 0)

@@ -1,0 +1,568 @@
+"""An async streaming client for any OpenAI-compatible chat endpoint, measuring as it reads.
+
+One client serves llama.cpp's llama-server, vLLM, Ollama and cloud APIs: they all speak
+``POST /v1/chat/completions`` with server-sent events. The client always streams (with
+``stream_options.include_usage``) because time to first token and inter-token gaps can only be
+measured on a stream, and it reads token usage from whichever place the server puts it
+(OpenAI ``prompt_tokens_details``, DeepSeek ``prompt_cache_hit_tokens``, llama.cpp
+``timings``). Every attempt, retries included, is kept so the trace shows them all.
+
+Errors are returned, not raised: a ``ChatResult`` with ``error_class`` set (see ``errors``),
+because the harness records failed calls exactly like successful ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from agbench.live.providers.errors import (
+    ErrorClass,
+    ModelRequestError,
+    classify_http_error,
+    classify_stream_error,
+    error_text,
+    parse_retry_after,
+)
+
+from agbench.records import ModelCall
+
+
+@dataclass
+class AttemptRecord:
+    """One HTTP attempt of a chat call (a retry is another attempt)."""
+
+    t_start: float
+    total_s: float = 0.0
+    status_code: int = 0
+    error_class: str = ""
+    error: str = ""
+    retry_after_s: float | None = None
+    backoff_s: float = 0.0  # waited after this attempt before the next one
+
+
+@dataclass
+class GapSummary:
+    """Inter-token gaps of one streamed answer (seconds between content chunks)."""
+
+    count: int = 0
+    mean_s: float | None = None
+    p50_s: float | None = None
+    p95_s: float | None = None
+    max_s: float | None = None
+
+    @classmethod
+    def of(cls, gaps: list[float]) -> GapSummary:
+        if not gaps:
+            return cls()
+        ordered = sorted(gaps)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * (len(ordered) - 1) + 0.5))]
+        return cls(len(gaps), statistics.fmean(gaps), statistics.median(ordered), p95, ordered[-1])
+
+
+@dataclass
+class ChatResult:
+    """What one chat call produced and how long each part took (the final attempt's view)."""
+
+    endpoint: str  # "local" | "cloud" | "mock"
+    model: str
+    t_start: float  # epoch seconds when the first attempt was sent (after any queueing)
+    content: str = ""
+    reasoning_content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # native, as the server sent them
+    finish_reason: str = ""
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    queue_s: float = 0.0
+    ttft_s: float | None = None
+    total_s: float = 0.0  # the final attempt, send to last byte
+    output_tok_s: float | None = None
+    gaps: GapSummary = field(default_factory=GapSummary)
+    prompt_ms: float | None = None
+    predicted_ms: float | None = None
+    slot_id: int | None = None
+    error_class: str = ""
+    error: str = ""
+    status_code: int = 0
+    attempts: list[AttemptRecord] = field(default_factory=list)
+    request_id: str = ""
+    response_id: str = ""
+    request_body: dict[str, Any] = field(default_factory=dict)
+    response_body: dict[str, Any] = field(default_factory=dict)  # assembled, non-streaming shape
+    raw_response: str = ""  # the SSE text as received (may be cut to a size limit)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error_class
+
+    def raise_for_error(self) -> ChatResult:
+        if self.error_class:
+            raise ModelRequestError(ErrorClass(self.error_class), self.error, self.status_code)
+        return self
+
+    def assistant_message(self) -> dict[str, Any]:
+        """The answer as a message to append to the conversation."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = self.tool_calls
+        return message
+
+    def model_calls(
+        self,
+        *,
+        run_id: str,
+        device: str,
+        architecture: str,
+        concurrency: int,
+        task: str,
+        attempt: int,
+        agent: str,
+        call_id: str,
+        cost_usd: float = 0.0,
+    ) -> list[ModelCall]:
+        """Trace rows for this call: one per HTTP attempt (``retry`` = 0, 1, ...).
+
+        Earlier attempts carry only their timing and error; the last carries tokens and cost.
+        This is the one place a ``ModelCall`` is built from a client result.
+        """
+        endpoint = "local" if self.endpoint == "mock" else self.endpoint
+        common = dict(
+            run_id=run_id,
+            device=device,
+            architecture=architecture,
+            concurrency=concurrency,
+            task=task,
+            attempt=attempt,
+            agent=agent,
+            endpoint=endpoint,
+            request_id=self.request_id,
+        )
+        rows: list[ModelCall] = []
+        attempts = self.attempts or [
+            AttemptRecord(self.t_start, self.total_s, self.status_code, self.error_class)
+        ]
+        for i, a in enumerate(attempts[:-1]):
+            rows.append(
+                ModelCall(
+                    **common,  # type: ignore[arg-type]
+                    call_id=f"{call_id}.r{i}",
+                    t_start=a.t_start,
+                    queue_s=self.queue_s if i == 0 else 0.0,
+                    total_s=a.total_s,
+                    error_class=a.error_class,
+                    status_code=a.status_code,
+                    retry=i,
+                )
+            )
+        last = attempts[-1]
+        rows.append(
+            ModelCall(
+                **common,  # type: ignore[arg-type]
+                call_id=call_id,
+                t_start=last.t_start,
+                queue_s=self.queue_s if len(attempts) == 1 else 0.0,
+                ttft_s=self.ttft_s,
+                total_s=self.total_s,
+                prompt_tokens=self.prompt_tokens,
+                cached_tokens=self.cached_tokens,
+                completion_tokens=self.completion_tokens,
+                output_tok_s=self.output_tok_s,
+                prompt_ms=self.prompt_ms,
+                predicted_ms=self.predicted_ms,
+                finish_reason=self.finish_reason,
+                error_class=self.error_class,
+                status_code=self.status_code,
+                retry=len(attempts) - 1,
+                response_id=self.response_id,
+                cost_usd=cost_usd,
+                slot_id=self.slot_id,
+            )
+        )
+        return rows
+
+
+def chat_completions_url(base_url: str) -> str:
+    """``http://h:p`` or ``http://h:p/v1`` (or a proxy route ending in ``/v1``) -> the chat URL."""
+    base = base_url.rstrip("/")
+    if base.endswith("/chat/completions"):
+        return base
+    if not base.endswith("/v1"):
+        base += "/v1"
+    return base + "/chat/completions"
+
+
+def usage_tokens(usage: dict[str, Any] | None, timings: dict[str, Any] | None) -> tuple[int, int, int]:
+    """(prompt, cached, completion) tokens from OpenAI, DeepSeek or llama.cpp fields."""
+    usage = usage or {}
+    timings = timings or {}
+    prompt = int(usage.get("prompt_tokens") or 0)
+    completion = int(usage.get("completion_tokens") or 0)
+    cached: int | None = None
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict) and details.get("cached_tokens") is not None:
+        cached = int(details["cached_tokens"])
+    if cached is None and usage.get("prompt_cache_hit_tokens") is not None:
+        cached = int(usage["prompt_cache_hit_tokens"])
+    if cached is None and timings.get("cache_n") is not None:
+        cached = int(timings["cache_n"])
+    if not prompt and timings:
+        prompt = int(timings.get("prompt_n") or 0) + int(timings.get("cache_n") or 0)
+    if not completion and timings:
+        completion = int(timings.get("predicted_n") or 0)
+    return prompt, cached or 0, completion
+
+
+class StreamAccumulator:
+    """Accumulates one streamed (or whole) chat answer from its events, timing each token.
+
+    Shared by the client and the recording proxy so both measure the same way.
+    """
+
+    def __init__(self, t0: float) -> None:
+        self.t0 = t0
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.tool_calls: dict[int, dict[str, Any]] = {}
+        self.finish_reason = ""
+        self.usage: dict[str, Any] | None = None
+        self.timings: dict[str, Any] | None = None
+        self.response_id = ""
+        self.model = ""
+        self.slot_id: int | None = None
+        self.first_token_at: float | None = None
+        self.last_token_at: float | None = None
+        self.gaps: list[float] = []
+        self.done = False
+        self.error_body: Any = None
+        self.malformed = False  # an event that was not a JSON object (the proxy keeps relaying)
+
+    def token_seen(self, now: float) -> None:
+        if self.first_token_at is None:
+            self.first_token_at = now
+        elif self.last_token_at is not None:
+            self.gaps.append(now - self.last_token_at)
+        self.last_token_at = now
+
+    def feed(self, event: dict[str, Any], now: float) -> None:
+        if "error" in event and not event.get("choices"):
+            self.error_body = event
+            return
+        self.response_id = self.response_id or str(event.get("id") or "")
+        self.model = self.model or str(event.get("model") or "")
+        if event.get("usage"):
+            self.usage = event["usage"]
+        if event.get("timings"):
+            self.timings = event["timings"]
+        if event.get("id_slot") is not None:
+            self.slot_id = int(event["id_slot"])
+        for choice in event.get("choices") or []:
+            delta = choice.get("delta") or choice.get("message") or {}
+            got_token = False
+            if delta.get("content"):
+                self.content.append(delta["content"])
+                got_token = True
+            if delta.get("reasoning_content"):
+                self.reasoning.append(delta["reasoning_content"])
+                got_token = True
+            for tc in delta.get("tool_calls") or []:
+                got_token = True
+                index = int(tc.get("index", len(self.tool_calls)))
+                slot = self.tool_calls.setdefault(
+                    index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                if tc.get("id"):
+                    slot["id"] = tc["id"]
+                if tc.get("type"):
+                    slot["type"] = tc["type"]
+                fn = tc.get("function") or {}
+                if fn.get("name"):
+                    slot["function"]["name"] += fn["name"]
+                args = fn.get("arguments")
+                if isinstance(args, str):
+                    slot["function"]["arguments"] += args
+                elif args is not None:
+                    slot["function"]["arguments"] += json.dumps(args)
+            if got_token:
+                self.token_seen(now)
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+
+    def assembled(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content)}
+        if self.reasoning:
+            message["reasoning_content"] = "".join(self.reasoning)
+        if self.tool_calls:
+            message["tool_calls"] = [self.tool_calls[i] for i in sorted(self.tool_calls)]
+        body: dict[str, Any] = {
+            "id": self.response_id,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason or None}],
+        }
+        if self.usage:
+            body["usage"] = self.usage
+        if self.timings:
+            body["timings"] = self.timings
+        return body
+
+
+class ChatClient:
+    """Chat with one model at one OpenAI-compatible endpoint.
+
+    ``endpoint`` labels the trace rows ("local" or "cloud"). ``limiter`` is the harness's own
+    concurrency limit for this endpoint: time spent waiting on it is the call's ``queue_s``.
+    Retries (at most ``max_retries``) happen only where retrying is safe: HTTP 429 (after
+    Retry-After, capped) and a refused connection (the request never left this machine).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        endpoint: str = "local",
+        api_key: str | None = None,
+        timeout_s: float = 600,
+        max_retries: int = 2,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+        limiter: asyncio.Semaphore | None = None,
+        raw_limit_chars: int = 200_000,
+    ) -> None:
+        self.url = chat_completions_url(base_url)
+        self.model = model
+        self.endpoint = endpoint
+        self._api_key = api_key
+        self.timeout_s = timeout_s
+        self.max_retries = max(0, max_retries)
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.limiter = limiter
+        self.raw_limit_chars = raw_limit_chars
+        self._client: httpx.AsyncClient | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"ChatClient({self.url!r}, {self.model!r}, endpoint={self.endpoint!r})"
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            timeout = httpx.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s))
+            limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+            self._client = httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def build_body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None,
+        extra_body: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            body["tools"] = tools
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if extra_body:
+            body.update(extra_body)
+        return body
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> ChatResult:
+        """Send one chat request (streaming) and measure it; errors come back classified."""
+        body = self.build_body(messages, tools, max_tokens, extra_body)
+        request_id = uuid.uuid4().hex
+        send_headers = {"Accept": "text/event-stream", "X-Request-ID": request_id}
+        if self._api_key:
+            send_headers["Authorization"] = f"Bearer {self._api_key}"
+        if headers:
+            send_headers.update(headers)
+        queued_at = time.monotonic()
+        if self.limiter is not None:
+            async with self.limiter:
+                queue_s = time.monotonic() - queued_at
+                result = await self._with_retries(body, send_headers, max_tokens)
+        else:
+            queue_s = 0.0
+            result = await self._with_retries(body, send_headers, max_tokens)
+        result.queue_s = queue_s
+        result.request_id = request_id
+        return result
+
+    async def _with_retries(
+        self, body: dict[str, Any], headers: dict[str, str], max_tokens: int | None
+    ) -> ChatResult:
+        attempts: list[AttemptRecord] = []
+        while True:
+            result = await self._attempt(body, headers, max_tokens)
+            record = result.attempts[0]
+            attempts.append(record)
+            retryable = record.error_class == ErrorClass.RATE_LIMITED or (
+                record.error_class == ErrorClass.CONNECTION and "refused" in record.error.lower()
+            )
+            if not retryable or len(attempts) > self.max_retries:
+                break
+            wait = self.backoff_s * (2 ** (len(attempts) - 1))
+            if record.retry_after_s is not None:
+                wait = max(wait, record.retry_after_s)
+            record.backoff_s = min(wait, self.max_backoff_s)
+            await asyncio.sleep(record.backoff_s)
+        result.attempts = attempts
+        result.t_start = attempts[0].t_start
+        return result
+
+    async def _attempt(
+        self, body: dict[str, Any], headers: dict[str, str], max_tokens: int | None
+    ) -> ChatResult:
+        t_wall = time.time()
+        t0 = time.monotonic()
+        result = ChatResult(endpoint=self.endpoint, model=self.model, t_start=t_wall, request_body=body)
+        record = AttemptRecord(t_start=t_wall)
+        state = StreamAccumulator(t0)
+        raw: list[str] = []
+        raw_len = 0
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                async with self._http().stream("POST", self.url, json=body, headers=headers) as response:
+                    result.status_code = response.status_code
+                    if response.status_code != 200:
+                        text = (await response.aread()).decode("utf-8", errors="replace")
+                        raw.append(text)
+                        try:
+                            err_body: Any = json.loads(text)
+                        except json.JSONDecodeError:
+                            err_body = text
+                        result.error_class = classify_http_error(response.status_code, err_body).value
+                        result.error = error_text(err_body)[:500] or f"HTTP {response.status_code}"
+                        record.retry_after_s = parse_retry_after(response.headers.get("retry-after"))
+                        if isinstance(err_body, dict):
+                            result.response_body = err_body
+                    elif "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
+                        text = (await response.aread()).decode("utf-8", errors="replace")
+                        raw.append(text)
+                        state.feed(json.loads(text), time.monotonic())
+                        state.done = True
+                    else:
+                        async for line in response.aiter_lines():
+                            now = time.monotonic()
+                            if raw_len < self.raw_limit_chars:
+                                raw.append(line + "\n")
+                                raw_len += len(line) + 1
+                            if not line.startswith("data:"):
+                                continue  # comments, event names, blank separators
+                            payload = line[5:].strip()
+                            if payload == "[DONE]":
+                                state.done = True
+                                break
+                            event = json.loads(payload)
+                            if not isinstance(event, dict):
+                                raise ValueError(f"SSE event is not an object: {payload[:80]}")
+                            state.feed(event, now)
+                            if state.error_body is not None:
+                                break
+        except TimeoutError:
+            result.error_class, result.error = (
+                ErrorClass.TIMEOUT.value,
+                f"no complete answer in {self.timeout_s:g} s",
+            )
+        except httpx.TimeoutException as exc:
+            result.error_class, result.error = ErrorClass.TIMEOUT.value, f"{type(exc).__name__}: {exc}"
+        except httpx.ConnectError as exc:
+            result.error_class = ErrorClass.CONNECTION.value
+            result.error = f"connection refused or failed: {exc}"
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            result.error_class = ErrorClass.CONNECTION.value
+            result.error = f"{type(exc).__name__} mid-response: {exc}"
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # json/shape errors
+            result.error_class = ErrorClass.BAD_RESPONSE.value
+            result.error = f"malformed response: {exc}"[:500]
+        end = time.monotonic()
+        finish_result(result, state, t0, end, max_tokens)
+        result.raw_response = "".join(raw)[: self.raw_limit_chars]
+        record.total_s = result.total_s
+        record.status_code = result.status_code
+        record.error_class = result.error_class
+        record.error = result.error
+        result.attempts = [record]
+        return result
+
+
+def _float_or_none(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def finish_result(
+    result: ChatResult, state: StreamAccumulator, t0: float, end: float, max_tokens: int | None
+) -> None:
+    """Fill ``result`` from what ``state`` saw, and classify how the answer ended."""
+    result.total_s = end - t0
+    result.content = "".join(state.content)
+    result.reasoning_content = "".join(state.reasoning)
+    result.tool_calls = [state.tool_calls[i] for i in sorted(state.tool_calls)]
+    result.finish_reason = state.finish_reason
+    result.response_id = state.response_id
+    result.slot_id = state.slot_id
+    if result.status_code == 200 or state.usage or state.timings:
+        result.response_body = state.assembled()
+    result.prompt_tokens, result.cached_tokens, result.completion_tokens = usage_tokens(
+        state.usage, state.timings
+    )
+    if not result.completion_tokens and state.first_token_at is not None:
+        result.completion_tokens = len(state.gaps) + 1  # chunks ≈ tokens when no usage came
+    if state.timings:
+        result.prompt_ms = _float_or_none(state.timings.get("prompt_ms"))
+        result.predicted_ms = _float_or_none(state.timings.get("predicted_ms"))
+    if state.first_token_at is not None:
+        result.ttft_s = state.first_token_at - t0
+        decode_s = (state.last_token_at or end) - state.first_token_at
+        if result.completion_tokens > 1 and decode_s > 0:
+            result.output_tok_s = (result.completion_tokens - 1) / decode_s
+    result.gaps = GapSummary.of(state.gaps)
+    if result.error_class:
+        return
+    if state.error_body is not None:
+        result.error_class = classify_stream_error(state.error_body).value
+        result.error = error_text(state.error_body)[:500]
+    elif state.malformed:
+        result.error_class = ErrorClass.BAD_RESPONSE.value
+        result.error = "malformed SSE event in the stream"
+    elif not state.finish_reason:
+        # The stream ended cleanly but never said why it stopped: truncated.
+        result.error_class = ErrorClass.BAD_RESPONSE.value
+        result.error = "stream ended without a finish_reason" + ("" if state.done else " or [DONE]")
+    elif state.finish_reason == "length" and (max_tokens is None or result.completion_tokens < max_tokens):
+        # Stopped for length without reaching our max_tokens: the slot's context is full.
+        result.error_class = ErrorClass.CONTEXT_LIMIT.value
+        result.error = "finish_reason length at the context edge"

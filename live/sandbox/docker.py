@@ -1,0 +1,269 @@
+"""The paper's backend: one fresh Docker container per attempt, through the docker SDK.
+
+The container runs the local ``agbench/base`` image (imported from the cached root filesystem,
+never pulled) with a read-only root, /tmp as tmpfs, the attempt's work dir bind-mounted at
+/work and its (still empty) verifier and solution dirs bind-mounted read-only: ``read_only``
+rules out ``put_archive``, so files arrive through the host side of the binds. Network
+``none`` unless the task declares one; memory (swap included), pids and CPU limits from the
+task; all capabilities dropped; no-new-privileges; uid/gid 1000; tini as pid 1 so orphans are
+reaped.
+
+Each exec is wrapped in coreutils ``timeout -s KILL`` so a hung command dies inside the
+container at its deadline; a host-side deadline a little later catches anything that escaped
+the wrapper's process group and kills every process of the container but init.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+import socket
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agbench.task import Task
+
+from .base import (
+    DEFAULT_PATH,
+    SOLUTION_DIR,
+    VERIFIER_DIR,
+    WORK_DIR,
+    ExecResult,
+    Sandbox,
+    SandboxError,
+    chown_tree,
+)
+from .dockerd import DockerDaemon, ensure_dockerd
+from .images import SANDBOX_GID, SANDBOX_UID, ensure_docker_image
+from .process_io import MAX_CAPTURE_BYTES
+
+TMPFS_SIZE_MB = 512
+HOST_GRACE_S = 5.0
+_daemon: DockerDaemon | None = None
+_daemon_lock = threading.Lock()
+
+
+def shared_daemon(network: bool = False) -> DockerDaemon:
+    """The daemon this process talks to, started once if none was running (see dockerd.py)."""
+    global _daemon
+    with _daemon_lock:
+        if _daemon is None:
+            _daemon = ensure_dockerd(network=network)
+            if _daemon.started_here:
+                atexit.register(stop_shared_daemon)
+        return _daemon
+
+
+def stop_shared_daemon() -> None:
+    """Stop the daemon if this process started it (tests and ``tasks check`` call this at exit)."""
+    global _daemon
+    with _daemon_lock:
+        if _daemon is not None:
+            _daemon.stop()
+            _daemon = None
+
+
+def _cgroup_cpu_s(container_id: str) -> float | None:
+    for path in (
+        Path(f"/sys/fs/cgroup/cpuacct/docker/{container_id}/cpuacct.usage"),
+        Path(f"/sys/fs/cgroup/cpu,cpuacct/docker/{container_id}/cpuacct.usage"),
+    ):
+        try:
+            return int(path.read_text()) / 1e9
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _run_exec(api: Any, exec_id: str, stdin: bytes | None) -> tuple[bytes, bytes]:
+    """Start an exec over a hijacked socket: feed stdin, half-close, read demuxed frames."""
+    from docker.utils.socket import frames_iter
+
+    sock = api.exec_start(exec_id, socket=True, demux=False)
+    raw = getattr(sock, "_sock", sock)
+    out, err = bytearray(), bytearray()
+    try:
+        if stdin:
+            raw.sendall(stdin)
+        with contextlib.suppress(OSError):
+            raw.shutdown(socket.SHUT_WR)
+        for stream, data in frames_iter(sock, tty=False):
+            sink = out if stream == 1 else err
+            room = MAX_CAPTURE_BYTES - len(sink)
+            if room > 0 and data:
+                sink += data[:room]
+    finally:
+        with contextlib.suppress(Exception):
+            sock.close()
+    return bytes(out), bytes(err)
+
+
+class DockerSandbox(Sandbox):
+    backend = "docker"
+
+    def __init__(self, task: Task, attempt_dir: Path) -> None:
+        super().__init__(task, attempt_dir)
+        self.container: Any = None
+        self.container_id: str | None = None
+        self._client: Any = None
+
+    def _own_host_path(self, path: Path) -> None:
+        with contextlib.suppress(OSError):
+            os.lchown(path, SANDBOX_UID, SANDBOX_GID)
+
+    async def _start(self) -> None:
+        await asyncio.to_thread(self._start_sync)
+
+    def _start_sync(self) -> None:
+        import docker.errors
+
+        daemon = shared_daemon(network=self.task.network)
+        self._client = daemon.client()
+        image = ensure_docker_image(self._client)
+        if os.geteuid() == 0:
+            chown_tree(self.work_dir_host, SANDBOX_UID, SANDBOX_GID)
+        limits = self.task.limits
+        mem = f"{limits.memory_mb}m"
+        name = f"agbench-{self.task.id}-{uuid.uuid4().hex[:10]}".replace("/", "_")
+        try:
+            self.container = self._client.containers.run(
+                image,
+                command=["sleep", "infinity"],
+                name=name,
+                detach=True,
+                init=True,
+                network_mode="bridge" if self.task.network else "none",
+                read_only=True,
+                tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={TMPFS_SIZE_MB}m,mode=1777"},
+                volumes={
+                    str(self.work_dir_host.resolve()): {"bind": WORK_DIR, "mode": "rw"},
+                    str(self.verifier_dir_host.resolve()): {"bind": VERIFIER_DIR, "mode": "ro"},
+                    str(self.solution_dir_host.resolve()): {"bind": SOLUTION_DIR, "mode": "ro"},
+                },
+                mem_limit=mem,
+                memswap_limit=mem,
+                pids_limit=limits.pids,
+                nano_cpus=int(limits.cpus * 1e9),
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                user=f"{SANDBOX_UID}:{SANDBOX_GID}",
+                working_dir=WORK_DIR,
+                hostname="sandbox",
+                environment={"HOME": WORK_DIR, "LANG": "C.UTF-8", "TMPDIR": "/tmp"},
+                labels={"agbench": "sandbox", "agbench.task": self.task.id},
+            )
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"docker could not start a container for {self.task.id}: {exc}") from None
+        self.container_id = self.container.id
+        attrs = self._client.api.inspect_container(self.container_id)["HostConfig"]
+        self.limits_enforced = {
+            "memory": "docker" if attrs.get("Memory") else False,
+            "pids": "docker" if attrs.get("PidsLimit") else False,
+            "cpu": "docker" if attrs.get("NanoCpus") else False,
+            "network": attrs.get("NetworkMode") == "none",
+            "read_only_root": bool(attrs.get("ReadonlyRootfs")),
+            "cap_drop": "ALL" in (attrs.get("CapDrop") or []),
+            "no_new_privileges": "no-new-privileges" in (attrs.get("SecurityOpt") or []),
+        }
+
+    async def exec(
+        self,
+        cmd: list[str],
+        *,
+        timeout_s: float,
+        stdin: bytes | None = None,
+        cwd: str = WORK_DIR,
+        env: dict[str, str] | None = None,
+    ) -> ExecResult:
+        if self.container_id is None or self.destroyed:
+            raise SandboxError("exec on a docker sandbox that is not running")
+        if not cmd:
+            raise SandboxError("exec needs a command")
+        api = self._client.api
+        wrapped = ["timeout", "-s", "KILL", f"{max(timeout_s, 0.01):.3f}", *cmd]
+        environment = {"PATH": DEFAULT_PATH, **(env or {})}
+        cpu0 = _cgroup_cpu_s(self.container_id)
+        t0 = time.monotonic()
+        try:
+            exec_id = await asyncio.to_thread(
+                api.exec_create,
+                self.container_id,
+                wrapped,
+                stdout=True,
+                stderr=True,
+                stdin=stdin is not None,
+                workdir=cwd,
+                environment=environment,
+                user=f"{SANDBOX_UID}:{SANDBOX_GID}",
+            )
+        except Exception as exc:
+            raise SandboxError(f"docker exec failed: {exc}") from None
+        exec_id = exec_id["Id"]
+        timed_out = False
+        runner = asyncio.ensure_future(asyncio.to_thread(_run_exec, api, exec_id, stdin))
+        try:
+            out, err = await asyncio.wait_for(asyncio.shield(runner), timeout=timeout_s + HOST_GRACE_S)
+        except TimeoutError:
+            # Something escaped the in-container timeout while holding the output open.
+            timed_out = True
+            await asyncio.to_thread(self._kill_all_but_init)
+            try:
+                out, err = await asyncio.wait_for(runner, timeout=10)
+            except TimeoutError:
+                out, err = b"", b""
+        wall = time.monotonic() - t0
+        info = await asyncio.to_thread(api.exec_inspect, exec_id)
+        code = info.get("ExitCode")
+        code = 137 if code is None else int(code)
+        if wall >= timeout_s and code in (124, 137):
+            timed_out = True
+        if timed_out:
+            code = 137
+        cpu1 = _cgroup_cpu_s(self.container_id)
+        cpu = (cpu1 - cpu0) if cpu0 is not None and cpu1 is not None else 0.0
+        return ExecResult(out, err, code, wall, max(cpu, 0.0), timed_out)
+
+    def _kill_all_but_init(self) -> None:
+        """SIGKILL every process of the container except tini and its keep-alive child."""
+        try:
+            top = self._client.api.top(self.container_id, ps_args="-eo pid,ppid,args")
+        except Exception:
+            return
+        titles = top.get("Titles", [])
+        rows = top.get("Processes") or []
+        if "PID" not in titles:
+            return
+        pid_i = titles.index("PID")
+        args_i = titles.index("COMMAND") if "COMMAND" in titles else len(titles) - 1
+        for row in rows:
+            args = row[args_i]
+            if args.startswith(("/sbin/docker-init", "sleep infinity")):
+                continue
+            with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):
+                os.kill(int(row[pid_i]), signal.SIGKILL)
+
+    async def destroy(self) -> None:
+        if self.destroyed:
+            return
+        self.destroyed = True
+        if self.container is not None:
+            await asyncio.to_thread(self._remove_container)
+
+    def _remove_container(self) -> None:
+        import docker.errors
+
+        try:
+            self.container.remove(force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" not in str(exc):
+                raise SandboxError(f"could not remove container {self.container_id}: {exc}") from None
+        with contextlib.suppress(Exception):
+            self._client.close()

@@ -1,0 +1,150 @@
+"""The event loop: one configuration (architecture x concurrency) of one scenario on SimPy.
+
+``simulate`` builds the shared entities (CPU cores, local server, cloud), starts C workers
+that take tasks in the seed's fixed order (closed loop: the next task starts when one ends),
+runs SimPy to completion and returns the trace records in memory. Nothing here touches disk:
+calibration and validation call it directly; ``metrics_out`` writes run directories.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import simpy
+
+from agbench.config import Architecture
+from agbench.records import ServerSample, TaskRun
+from agbench.sim.agents.task_agent import SimWorld, TaskAgent
+from agbench.sim.entities.cloud import CloudAPI
+from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.entities.local_server import LocalServer
+from agbench.sim.predictors.fitted import resolve_rates
+from agbench.sim.profiles import Profile
+from agbench.sim.workloads.base import SimTask, Workload
+
+
+@dataclass
+class SimResult:
+    """What one simulated configuration produced, in memory."""
+
+    device: str
+    architecture: str
+    concurrency: int
+    seed: int
+    records: list[Any]
+    suite_wall_s: float
+    events: int
+    wall_clock_s: float
+    kv_peak_tokens: float = 0.0
+    kv_total_tokens: int = 0
+    stats: dict[str, float] = field(default_factory=dict)
+
+    def task_runs(self) -> list[TaskRun]:
+        return [r for r in self.records if isinstance(r, TaskRun)]
+
+    def table(self, name: str) -> list[Any]:
+        return [r for r in self.records if r.TABLE == name]
+
+
+def task_order(tasks: list[SimTask], seed: int) -> list[SimTask]:
+    """The suite order for a seed: the same for every configuration (paper, §method)."""
+    order = list(tasks)
+    random.Random(f"{seed}|order").shuffle(order)
+    return order
+
+
+def simulate(
+    profile: Profile,
+    arch: Architecture | str,
+    concurrency: int,
+    seed: int,
+    workload: Workload,
+    *,
+    device: str | None = None,
+    run_id: str = "sim",
+    sample_interval_s: float = 5.0,
+) -> SimResult:
+    """Simulate one configuration; deterministic for a given (profile, workload, seed)."""
+    started = time.perf_counter()
+    arch_name = Architecture(arch).value
+    device_name = device or profile.device.name
+    env = simpy.Environment()
+    cpu = ProcessorSharingCPU(env, profile.device.cores)
+    records: list[Any] = []
+    server: LocalServer | None = None
+    if arch_name != "CO":
+
+        def sample(s: LocalServer) -> None:
+            records.append(
+                ServerSample(
+                    run_id=run_id,
+                    device=device_name,
+                    architecture=arch_name,
+                    concurrency=concurrency,
+                    server="local",
+                    t=env.now,
+                    slots_busy=s.slots_busy(),
+                    slots_total=len(s.slots),
+                    kv_used=int(s.kv_in_use()),
+                    kv_total=s.pool_tokens,
+                    requests_processing=len(s.active),
+                    requests_waiting=len(s.queue),
+                    prompt_tokens_total=int(s.prompt_tokens_total),
+                    prompt_tokens_cached_total=int(s.prompt_tokens_cached_total),
+                    generated_tokens_total=int(s.generated_tokens_total),
+                )
+            )
+
+        server = LocalServer(
+            env,
+            profile.server,
+            resolve_rates(profile),
+            concurrency,
+            cpu=None if profile.device.gpu else cpu,
+            sample_hook=sample,
+            sample_interval_s=sample_interval_s,
+        )
+    world = SimWorld(env, profile, server, cpu, CloudAPI(profile.cloud), run_id, device_name, arch_name, concurrency, seed, records)
+    queue = task_order(workload.tasks, seed)
+    position = [0]
+
+    def worker() -> Generator[simpy.Event, Any, None]:
+        while position[0] < len(queue):
+            task = queue[position[0]]
+            position[0] += 1
+            agent = TaskAgent(world, task, workload.trajectory(task.task, arch_name))
+            yield from agent.process()
+
+    for _ in range(max(1, concurrency)):
+        env.process(worker())
+    env.run()
+    runs = [r for r in records if isinstance(r, TaskRun)]
+    for r in runs:
+        r.agent_kind = workload.agent_kind
+    suite = max((r.t_end for r in runs), default=0.0)
+    if server is not None:
+        sample(server)
+    return SimResult(
+        device=device_name,
+        architecture=arch_name,
+        concurrency=concurrency,
+        seed=seed,
+        records=records,
+        suite_wall_s=suite,
+        events=next(env._eid),  # every event SimPy scheduled (its own counter)
+        wall_clock_s=time.perf_counter() - started,
+        kv_peak_tokens=server.kv_peak if server is not None else 0.0,
+        kv_total_tokens=server.pool_tokens if server is not None else 0,
+        stats={
+            "server_replans": float(server.replans if server is not None else 0),
+            "cpu_replans": float(cpu.replans),
+            "context_errors": float(server.context_errors if server is not None else 0),
+        },
+    )
+
+
+__all__ = ["SimResult", "simulate", "task_order"]

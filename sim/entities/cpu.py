@@ -1,0 +1,124 @@
+"""CPU cores shared by processor sharing: tool processes and, on CPU-only devices, inference.
+
+Each consumer asks for some cores (its *demand*: a tool's cpu_s / wall_s, inference's thread
+count). While the total demand fits the cores everyone gets what they ask; beyond that
+everyone is scaled down by the same factor, as the kernel's fair scheduler does for busy
+threads. Jobs with work (tools) advance at their allocation; between changes the allocation
+is constant, so the next completion is computed analytically (no time slicing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import simpy
+
+EPS = 1e-9
+
+
+@dataclass(eq=False)
+class CpuJob:
+    demand: float  # cores it would use alone
+    remaining: float  # core-seconds left
+    done: simpy.Event
+    rate: float = 0.0
+
+
+class ProcessorSharingCPU:
+    def __init__(self, env: simpy.Environment, cores: float) -> None:
+        self.env = env
+        self.cores = float(cores)
+        self.jobs: list[CpuJob] = []
+        self._consumers: dict[str, float] = {}  # name -> demand (no work: e.g. inference threads)
+        self._listeners: dict[str, Callable[[float], None]] = {}
+        self._alloc: dict[str, float] = {}
+        self._t = env.now
+        self._generation = 0
+        self.replans = 0
+
+    # ---- public ------------------------------------------------------------------------
+    def run(self, work_core_s: float, demand: float) -> simpy.Event:
+        """A job needing ``work_core_s`` core-seconds at up to ``demand`` cores; fires when done."""
+        done = self.env.event()
+        if work_core_s <= EPS or demand <= EPS:
+            done.succeed()
+            return done
+        self._advance()
+        self.jobs.append(CpuJob(demand, work_core_s, done))
+        self._replan(notify=None)
+        return done
+
+    def cancel(self, done: simpy.Event) -> None:
+        self._advance()
+        self.jobs = [j for j in self.jobs if j.done is not done]
+        self._replan(notify=None)
+
+    def add_consumer(self, name: str, listener: Callable[[float], None]) -> None:
+        """A consumer without work whose allocation matters (inference threads)."""
+        self._consumers[name] = 0.0
+        self._listeners[name] = listener
+        self._alloc[name] = 0.0
+
+    def set_demand(self, name: str, demand: float) -> float:
+        """Change a consumer's demand; returns its new allocation (others are notified)."""
+        if self._consumers.get(name) == demand:
+            return self._alloc[name]
+        self._advance()
+        self._consumers[name] = demand
+        self._replan(notify=name)
+        return self._alloc[name]
+
+    def allocation(self, name: str) -> float:
+        return self._alloc.get(name, 0.0)
+
+    def busy_cores(self) -> float:
+        return min(self.cores, sum(j.demand for j in self.jobs) + sum(self._consumers.values()))
+
+    # ---- fluid mechanics ---------------------------------------------------------------
+    def _advance(self) -> None:
+        dt = self.env.now - self._t
+        if dt > 0:
+            for job in self.jobs:
+                job.remaining -= job.rate * dt
+        self._t = self.env.now
+
+    def _replan(self, notify: str | None) -> None:
+        self.replans += 1
+        finished = [j for j in self.jobs if j.remaining <= EPS * max(1.0, j.demand)]
+        if finished:
+            self.jobs = [j for j in self.jobs if j not in finished]
+            for job in finished:
+                job.done.succeed()
+        total = sum(j.demand for j in self.jobs) + sum(self._consumers.values())
+        scale = 1.0 if total <= self.cores else self.cores / total
+        next_dt = float("inf")
+        for job in self.jobs:
+            job.rate = job.demand * scale
+            next_dt = min(next_dt, job.remaining / job.rate)
+        changed = []
+        for name, demand in self._consumers.items():
+            new = demand * scale
+            if abs(new - self._alloc[name]) > EPS:
+                changed.append(name)
+            self._alloc[name] = new
+        self._generation += 1
+        if next_dt < float("inf"):
+            generation = self._generation
+            wake = self.env.timeout(max(0.0, next_dt))
+            wake.callbacks.append(lambda _ev: self._wake(generation))
+        for name in changed:
+            if name != notify:
+                self._listeners[name](self._alloc[name])
+
+    def _wake(self, generation: int) -> None:
+        if generation != self._generation:
+            return  # superseded by a later re-plan
+        self._advance()
+        for job in self.jobs:  # the job that set the wake-up is done up to float error
+            if job.rate > 0 and job.remaining / job.rate <= EPS:
+                job.remaining = 0.0
+        self._replan(notify=None)
+
+
+__all__ = ["CpuJob", "ProcessorSharingCPU"]

@@ -1,0 +1,280 @@
+"""A llama.cpp-style local model server as a fluid model: slots, KV pool, prefix cache, batching.
+
+No per-token events: between two events (an arrival, a prompt finished, a reply finished, the
+pool filling up, a change of CPU share) every active sequence advances at a rate fixed by the
+current batch (``ServerRates``), so the next event time is computed in closed form and the
+plan is redone whenever the batch changes.
+
+llama.cpp's outcomes are reproduced as its server answers them (DESIGN.md, "What
+llama-server answers under pressure"):
+
+* a prompt that does not fit a slot (``prompt >= slot ctx``) -> HTTP 400, ``context_limit``;
+* prompt + output reaching the slot size -> HTTP 200 with ``finish_reason = "length"``;
+* a unified pool filled by concurrent requests -> HTTP 500 "Context size has been exceeded."
+  for *every* request in flight (server.cpp fails all processing slots), ``context_limit``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import simpy
+
+from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.profiles import ServerProfile, ServerRates
+from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
+
+EPS = 1e-9
+
+
+@dataclass(eq=False)
+class LocalRequest:
+    conv: object
+    sys_key: object
+    sys_tokens: int
+    prompt_tokens: int
+    max_tokens: int
+    t_arrive: float
+    done: simpy.Event
+    slot: Slot | None = None
+    cached: int = 0
+    prefill_left: float = 0.0
+    out_target: int = 0
+    generated: float = 0.0
+    prefilled: float = 0.0
+    rate_p: float = 0.0
+    rate_d: float = 0.0
+    t_slot: float | None = None
+    t_first: float | None = None
+    t_done: float | None = None
+    finish_reason: str = ""
+    error_class: str = ""
+    status_code: int = 200
+    info: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def held(self) -> float:
+        """KV cells this request occupies now."""
+        return self.cached + self.prefilled + self.generated
+
+    @property
+    def completion_tokens(self) -> int:
+        return int(round(self.generated))
+
+
+SampleHook = Callable[["LocalServer"], None]
+
+
+class LocalServer:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        settings: ServerProfile,
+        rates: ServerRates,
+        concurrency: int,
+        cpu: ProcessorSharingCPU | None = None,
+        sample_hook: SampleHook | None = None,
+        sample_interval_s: float = 5.0,
+    ) -> None:
+        self.env = env
+        self.settings = settings
+        self.rates = rates
+        self.slots = [Slot(i) for i in range(settings.slots(concurrency))]
+        self.slot_ctx = settings.slot_ctx(concurrency)
+        self.pool_tokens = settings.n_ctx
+        self.choose = slot_policy(settings.slot_policy)
+        self.queue: deque[LocalRequest] = deque()
+        self.active: list[LocalRequest] = []
+        self.cpu = cpu
+        self.speed = 1.0
+        if cpu is not None:
+            cpu.add_consumer("inference", self._on_cpu_share)
+        self._t = env.now
+        self._generation = 0
+        self.sample_hook = sample_hook
+        self.sample_interval_s = sample_interval_s
+        self._last_sample = -math.inf
+        # counters, as llama.cpp's /metrics has them
+        self.prompt_tokens_total = 0.0
+        self.prompt_tokens_cached_total = 0
+        self.generated_tokens_total = 0.0
+        self.context_errors = 0
+        self.kv_peak = 0.0
+        self.replans = 0
+
+    # ---- public ------------------------------------------------------------------------
+    def submit(
+        self, conv: object, sys_key: object, sys_tokens: int, prompt_tokens: int, max_tokens: int
+    ) -> LocalRequest:
+        req = LocalRequest(conv, sys_key, sys_tokens, prompt_tokens, max_tokens, self.env.now, self.env.event())
+        if prompt_tokens >= self.slot_ctx:  # checked on arrival: HTTP 400 exceed_context_size_error
+            req.error_class, req.status_code, req.t_done = "context_limit", 400, self.env.now
+            self.context_errors += 1
+            req.done.succeed(req)
+            return req
+        self._advance()
+        self.queue.append(req)
+        self._replan()
+        return req
+
+    def cancel(self, req: LocalRequest) -> None:
+        """The client went away (task deadline): free its slot, keep what it had cached."""
+        if req.done.triggered:
+            return
+        self._advance()
+        if req in self.queue:
+            self.queue.remove(req)
+        elif req in self.active:
+            self.active.remove(req)
+            self._release(req)
+        req.error_class, req.t_done = "cancelled", self.env.now
+        self._replan()
+
+    def kv_in_use(self) -> float:
+        used = sum(r.held for r in self.active)
+        if self.settings.idle_cache_holds_kv and self.settings.kv_unified:
+            used += sum(s.tokens for s in self.slots if not s.busy)
+        return used
+
+    def slots_busy(self) -> int:
+        return sum(1 for s in self.slots if s.busy)
+
+    # ---- fluid mechanics ---------------------------------------------------------------
+    def _advance(self) -> None:
+        dt = self.env.now - self._t
+        self._t = self.env.now
+        if dt <= 0:
+            return
+        for r in self.active:
+            if r.rate_p:
+                step = min(r.prefill_left, r.rate_p * dt)
+                r.prefill_left -= step
+                r.prefilled += step
+                self.prompt_tokens_total += step
+            elif r.rate_d:
+                step = min(r.out_target - r.generated, r.rate_d * dt)
+                r.generated += step
+                self.generated_tokens_total += step
+
+    def _release(self, req: LocalRequest) -> None:
+        slot = req.slot
+        assert slot is not None
+        slot.busy = False
+        slot.tokens = int(req.held)
+        slot.last_used = self.env.now
+
+    def _finish(self, req: LocalRequest) -> None:
+        self.active.remove(req)
+        self._release(req)
+        req.t_done = self.env.now
+        if not req.error_class:
+            req.finish_reason = "length" if req.out_target < req.max_tokens else "stop"
+        req.done.succeed(req)
+
+    def _admit(self, req: LocalRequest) -> None:
+        idle = [s for s in self.slots if not s.busy]
+        slot = self.choose(idle, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens, self.settings.slot_prompt_similarity)
+        cached = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
+        cached = min(cached, req.prompt_tokens - 1)  # llama.cpp always evaluates the last prompt token
+        slot.busy, slot.conv, slot.sys_key, slot.sys_tokens = True, req.conv, req.sys_key, req.sys_tokens
+        slot.tokens = cached
+        req.slot, req.cached, req.t_slot = slot, cached, self.env.now
+        req.prefill_left = float(req.prompt_tokens - cached)
+        req.out_target = max(0, min(req.max_tokens, self.slot_ctx - req.prompt_tokens))
+        self.prompt_tokens_cached_total += cached
+        self.active.append(req)
+
+    def _replan(self) -> None:
+        self.replans += 1
+        now = self.env.now
+        for r in list(self.active):
+            if r.t_first is None and r.prefill_left <= EPS:
+                r.prefill_left, r.t_first = 0.0, now
+            if r.t_first is not None and r.generated >= r.out_target - EPS:
+                r.generated = float(r.out_target)
+                self._finish(r)
+        if self.settings.kv_unified and self.active and self.kv_in_use() >= self.pool_tokens - EPS:
+            self._fail_all_in_flight()
+        while self.queue and any(not s.busy for s in self.slots):
+            self._admit(self.queue.popleft())
+        if self.cpu is not None:
+            demand = float(self.settings.threads) if self.active else 0.0
+            self.speed = self._speed_from(self.cpu.set_demand("inference", demand))
+        self._plan_rates()
+
+    def _fail_all_in_flight(self) -> None:
+        for r in list(self.active):
+            r.error_class, r.status_code = "context_limit", 500
+            self.context_errors += 1
+            self._finish(r)
+
+    def _speed_from(self, allocated: float) -> float:
+        threads = float(self.settings.threads)
+        share = min(1.0, allocated / threads) if threads > 0 else 1.0
+        # threads spin at barriers when they do not all get a core: worse than proportional
+        return share * (1.0 - (1.0 - self.settings.oversubscribed_efficiency) * (1.0 - share))
+
+    def _on_cpu_share(self, allocated: float) -> None:
+        self._advance()
+        self.speed = self._speed_from(allocated)
+        self._plan_rates()
+
+    def _plan_rates(self) -> None:
+        rates = self.rates
+        prefilling = [r for r in self.active if r.t_first is None]
+        decoding = [r for r in self.active if r.t_first is not None]
+        batch = len(decoding)
+        step = rates.decode_step(batch, sum(r.held for r in decoding))
+        prefill_each = 0.0
+        if prefilling:
+            chunk = max(1, self.settings.n_batch - batch)
+            ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
+            step += chunk / rates.prefill_rate(ctx)
+            prefill_each = self.speed * chunk / step / len(prefilling)
+        decode_each = self.speed * rates.spec_tokens_per_step / step if batch else 0.0
+        next_dt = math.inf
+        growth = 0.0
+        for r in prefilling:
+            r.rate_p, r.rate_d = prefill_each, 0.0
+            next_dt = min(next_dt, r.prefill_left / prefill_each)
+            growth += prefill_each
+        for r in decoding:
+            r.rate_p, r.rate_d = 0.0, decode_each
+            next_dt = min(next_dt, (r.out_target - r.generated) / decode_each)
+            growth += decode_each
+        used = self.kv_in_use()
+        self.kv_peak = max(self.kv_peak, used)
+        if self.settings.kv_unified and growth > 0:
+            next_dt = min(next_dt, (self.pool_tokens - used) / growth)
+        self._generation += 1
+        if next_dt < math.inf:
+            generation = self._generation
+            wake = self.env.timeout(max(0.0, next_dt))
+            wake.callbacks.append(lambda _ev: self._wake(generation))
+        if self.sample_hook is not None and self.env.now - self._last_sample >= self.sample_interval_s:
+            self._last_sample = self.env.now
+            self.sample_hook(self)
+
+    def _wake(self, generation: int) -> None:
+        if generation != self._generation:
+            return
+        self._advance()
+        for r in self.active:  # whatever set this wake-up is done, up to float error
+            if r.rate_p and r.prefill_left / r.rate_p <= EPS * max(1.0, self.env.now):
+                self.prompt_tokens_total += r.prefill_left
+                r.prefilled += r.prefill_left
+                r.prefill_left = 0.0
+            elif r.rate_d and (r.out_target - r.generated) / r.rate_d <= EPS * max(1.0, self.env.now):
+                self.generated_tokens_total += r.out_target - r.generated
+                r.generated = float(r.out_target)
+        if self.settings.kv_unified and self.active:
+            used = self.kv_in_use()
+            if used >= self.pool_tokens - 1e-6 * self.pool_tokens:
+                self._fail_all_in_flight()
+        self._replan()
+
+
+__all__ = ["LocalRequest", "LocalServer"]

@@ -1,0 +1,292 @@
+"""Simulator parameters as flat dataclasses, and their TOML form (what calibration writes).
+
+A *profile* says what a device does; a scenario (``scenario.py``) adds what to run on it.
+The TOML layout of a profile file is one table per dataclass::
+
+    [device]          DeviceProfile     memory, bandwidth, compute, cores, GPU or CPU-only
+    [model]           ModelProfile      parameters, layers, KV heads, head dim, weight/KV bits
+    [server]          ServerProfile     slots, KV pool, batch, slot policy, spec decoding
+    [server.rates]    ServerRates       measured/fitted rates; absent -> roofline (predictors/roofline.py)
+    [cloud]           CloudProfile      TTFT and output-rate distributions, prompt cache, prices
+    [tools]           ToolProfile       how tool time maps onto CPU cores
+    [behaviour]       BehaviourProfile  failure policies and cloud exposure per architecture
+    [fit.<quantity>]  free-form goodness of fit and sample counts (kept, never interpreted)
+
+Every field has a default so a partial file (e.g. only ``[server.rates]`` from a calibration)
+overrides just what it names: ``Profile.merged`` lays one profile over another.
+Units are in the field names (``_s`` seconds, ``_gb`` 10^9 bytes, ``_tok_s`` tokens/second).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import tomli_w
+
+from agbench.config import PriceTable
+from agbench.errors import AgbenchError
+
+T = TypeVar("T")
+
+
+@dataclass
+class DeviceProfile:
+    """The hardware: what bounds inference (bandwidth, compute, memory) and tools (cores)."""
+
+    name: str = "device"
+    memory_gb: float = 16.0  # memory the model server can use (VRAM, or unified/system RAM)
+    bandwidth_gb_s: float = 50.0  # peak memory bandwidth
+    compute_tflops: float = 1.0  # peak dense matmul throughput at the weights' compute precision
+    cores: int = 2  # CPU cores shared by tools (and inference when gpu = false)
+    gpu: bool = False  # false: inference runs on the CPU cores, sharing them with tools
+    memory_overhead_gb: float = 1.0  # runtime buffers, compute graph, OS share of unified memory
+    bandwidth_efficiency: float = 0.7  # achieved / peak bandwidth in decode
+    compute_efficiency: float = 0.4  # achieved / peak compute in prefill
+
+
+@dataclass
+class ModelProfile:
+    """The model's shape: enough to size weights, KV bytes per token and FLOPs per token."""
+
+    name: str = "model"
+    params_b: float = 0.135  # parameters, billions (dense: all active per token)
+    layers: int = 30
+    kv_heads: int = 3
+    head_dim: int = 64
+    weight_bits: float = 4.5  # effective bits per weight incl. quantisation scales
+    kv_bits: float = 16.0  # 16 = f16 cache; 8.5 = q8_0 (32 values + one f16 scale per block)
+    q_heads: int = 0  # attention (query) heads; 0 = assume 4 x kv_heads (common GQA ratio)
+    max_output_tokens: int = 8192
+
+    @property
+    def weight_bytes(self) -> float:
+        return self.params_b * 1e9 * self.weight_bits / 8
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """K and V for every layer: 2 x layers x kv_heads x head_dim x bits / 8."""
+        return 2 * self.layers * self.kv_heads * self.head_dim * self.kv_bits / 8
+
+
+@dataclass
+class ServerRates:
+    """How fast the local server works, in the form the simulator integrates analytically.
+
+    One decode *step* advances every decoding sequence by ``spec_tokens_per_step`` tokens and
+    takes ``decode_step_s + decode_step_per_seq_s * (b - 1) + decode_step_per_kv_token_s * K``
+    seconds for a batch of ``b`` sequences holding ``K`` context tokens in all. Prompt tokens
+    are processed at ``prefill_tok_s / (1 + prefill_ctx_slowdown_per_k * ctx / 1000)``.
+    While prompts and decodes share the server, each step also carries a prompt chunk that
+    fills the batch to ``n_batch`` tokens (llama.cpp's continuous batching), so decodes slow
+    down during others' prefills. On CPU-only devices all of it scales with the CPU share the
+    inference threads get (entities/cpu.py).
+    """
+
+    prefill_tok_s: float = 200.0
+    prefill_ctx_slowdown_per_k: float = 0.0
+    decode_step_s: float = 0.0135
+    decode_step_per_seq_s: float = 0.0227
+    decode_step_per_kv_token_s: float = 0.0
+    spec_tokens_per_step: float = 1.0  # tokens accepted per sequence per step (MTP/draft)
+    source: str = "default"  # "roofline", "calibrated", "measured", ... (reports say it)
+
+    def decode_step(self, batch: int, kv_tokens: float) -> float:
+        if batch <= 0:
+            return 0.0
+        return (
+            self.decode_step_s
+            + self.decode_step_per_seq_s * (batch - 1)
+            + self.decode_step_per_kv_token_s * kv_tokens
+        )
+
+    def prefill_rate(self, ctx: float) -> float:
+        return self.prefill_tok_s / (1.0 + self.prefill_ctx_slowdown_per_k * ctx / 1000.0)
+
+
+@dataclass
+class ServerProfile:
+    """The local server as launched: llama.cpp's slot and KV-pool semantics."""
+
+    engine: str = "llama.cpp"
+    n_ctx: int = 4096  # total KV cells (tokens)
+    n_parallel: int = 4  # slots; 0 = as many as the concurrency
+    kv_unified: bool = False  # one shared pool (each request may use all of it) vs n_ctx / n_parallel
+    n_batch: int = 512  # logical batch: prompt tokens per step while decodes share it
+    threads: int = 2  # inference threads (CPU-only devices compete with tools for cores)
+    oversubscribed_efficiency: float = 0.5  # CPU-only: speed per allocated core when threads > cores given
+    slot_policy: str = "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
+    slot_prompt_similarity: float = 0.1  # llama.cpp --slot-prompt-similarity
+    idle_cache_holds_kv: bool = False  # unified pool: idle slots' cached prefixes count as in use
+    spec_draft_max: int = 0  # speculative decoding: draft tokens per step (MTP heads, draft model)
+    spec_acceptance: float = 0.0  # probability each successive draft token is accepted
+    spec_step_overhead: float = 0.0  # extra step time for drafting + verifying, as a fraction
+    rates: ServerRates | None = None  # None: derive from device + model (predictors/roofline.py)
+
+    def slots(self, concurrency: int) -> int:
+        return self.n_parallel if self.n_parallel > 0 else max(1, concurrency)
+
+    def slot_ctx(self, concurrency: int) -> int:
+        return self.n_ctx if self.kv_unified else self.n_ctx // self.slots(concurrency)
+
+
+@dataclass
+class CloudProfile:
+    """A cloud API: no contention, lognormal latencies, a provider prompt cache and prices."""
+
+    name: str = "cloud"
+    ttft_median_s: float = 1.5
+    ttft_sigma: float = 0.4  # lognormal shape
+    output_tok_s_median: float = 60.0
+    output_tok_s_sigma: float = 0.25
+    prefill_tok_s: float = 20000.0  # uncached prompt tokens add to TTFT at this rate
+    cache_hit_p: float = 0.95  # the previous prompt of the same conversation is still cached
+    cache_block_tokens: int = 64  # providers cache whole blocks of a prefix
+    system_prompt_cached: bool = True  # the shared system prompt stays cached across tasks
+    prices: PriceTable = field(default_factory=PriceTable)
+
+
+@dataclass
+class ToolProfile:
+    """Tool processes: wall time from the workload, CPU demand shared by processor sharing."""
+
+    default_cpu_fraction: float = 0.5  # cpu_s / wall_s when a step does not say
+    max_cores_per_tool: float = 1.0
+    wall_scale: float = 1.0  # device-wide multiplier (e.g. a slower storage / CPU)
+
+
+@dataclass
+class BehaviourProfile:
+    """Explicit per-architecture failure policies and cloud exposure (DESIGN.md, sim)."""
+
+    deadline_s: float = 7200.0  # shared by every agent of a task
+    lo_stop_on_context_error: bool = True  # the local agent does not compact its history
+    hll_stop_on_context_error: bool = True
+    hcl_redelegate_p: float = 0.9  # a failed delegation is tried again with this probability
+    hcl_redelegate_max: int = 1000  # ... at most this often (the deadline usually ends it first)
+    hcl_failed_delegation_status: str = "verification_failed"  # when the cloud agent gives up
+    hll_consult_on_context_error_p: float = 0.0  # HLL's local agent asks the cloud to finish instead
+    exposure_p: dict[str, float] = field(default_factory=lambda: {"CO": 0.76, "HCL": 0.70, "HLL": 0.18})
+    sensitive_items_per_task: int = 2
+    harness_overhead_s: float = 1.0  # sandbox setup + verification per task (counted as "other")
+
+
+@dataclass
+class Profile:
+    """Everything the simulator needs to know about one device and its servers."""
+
+    device: DeviceProfile = field(default_factory=DeviceProfile)
+    model: ModelProfile = field(default_factory=ModelProfile)
+    server: ServerProfile = field(default_factory=ServerProfile)
+    cloud: CloudProfile = field(default_factory=CloudProfile)
+    tools: ToolProfile = field(default_factory=ToolProfile)
+    behaviour: BehaviourProfile = field(default_factory=BehaviourProfile)
+    fit: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "profile") -> Profile:
+        return from_plain(cls, data, where)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(tomli_w.dumps(self.to_dict()))
+
+    @classmethod
+    def load(cls, path: Path) -> Profile:
+        return cls.from_dict(load_toml(path), str(path))
+
+    def merged(self, overlay: dict[str, Any]) -> Profile:
+        """This profile with the tables/keys in ``overlay`` (a parsed TOML dict) laid over it."""
+        return Profile.from_dict(deep_merge(self.to_dict(), overlay))
+
+
+# ---- plain-data conversion (TOML has no None: absent keys mean "default") ------------------
+
+
+def to_plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if value is not None:
+                out[f.name] = to_plain(value)
+        return out
+    if isinstance(obj, dict):
+        return {str(k): to_plain(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list | tuple):
+        return [to_plain(v) for v in obj]
+    return obj
+
+
+def _dataclass_in(hint: Any) -> type[Any] | None:
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        for arg in typing.get_args(hint):
+            if dataclasses.is_dataclass(arg):
+                return typing.cast(type[Any], arg)
+        return None
+    return typing.cast(type[Any], hint) if dataclasses.is_dataclass(hint) else None
+
+
+def from_plain(cls: type[T], data: Any, where: str) -> T:
+    """Build dataclass ``cls`` from a dict; unknown keys are an error naming the file and key."""
+    if not isinstance(data, dict):
+        raise AgbenchError(f"{where}: expected a table, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise AgbenchError(f"{where}: unknown key(s) {', '.join(unknown)} (expected some of {', '.join(sorted(names))})")
+    kwargs: dict[str, Any] = {}
+    for name, value in data.items():
+        sub = _dataclass_in(hints[name])
+        if sub is not None and isinstance(value, dict):
+            kwargs[name] = from_plain(sub, value, f"{where}.{name}")
+        else:
+            kwargs[name] = value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise AgbenchError(f"{where}: {exc}") from None
+
+
+def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise AgbenchError(f"file not found: {path}")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise AgbenchError(f"{path}: not valid TOML ({exc})") from None
+
+
+__all__ = [
+    "BehaviourProfile",
+    "CloudProfile",
+    "DeviceProfile",
+    "ModelProfile",
+    "Profile",
+    "ServerProfile",
+    "ServerRates",
+    "ToolProfile",
+    "deep_merge",
+    "from_plain",
+    "load_toml",
+    "to_plain",
+]

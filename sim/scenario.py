@@ -1,0 +1,148 @@
+"""Scenario files: a device profile plus what to run on it (TOML, in ``sim/scenarios/``).
+
+A scenario file is a profile file (see ``profiles.py``: ``[device]``, ``[model]``,
+``[server]``, ``[cloud]``, ``[tools]``, ``[behaviour]``) with two more tables::
+
+    [scenario]
+    name = "paper-rtx5090"
+    description = "..."
+    include = ["shared/model-27b.toml"]   # files laid under this one, in order (paths relative to it)
+    archs = ["LO", "CO", "HCL", "HLL"]
+    concurrency = [1, 2, 4, 8]
+    seed = 0
+    limit = 0                             # first N tasks of the suite; 0 = all
+
+    [workload]
+    kind = "synthetic"                    # or "replay"
+    params = "shared/workload-paper.toml" # synthetic: SyntheticParams file (optional)
+    trajectories = "path.jsonl"           # replay: a TrajectorySet file
+    [workload.synthetic]                  # synthetic: inline overrides of the params
+    ...
+
+A name without a path (``paper-rtx5090``) resolves to ``sim/scenarios/<name>.toml``; unknown
+names are a one-line error that lists the shipped scenarios.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agbench.config import Architecture
+from agbench.errors import AgbenchError
+from agbench.sim.profiles import Profile, deep_merge, load_toml
+from agbench.sim.workloads.base import Workload
+from agbench.sim.workloads.replay import replay_workload
+from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
+
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+PROFILE_TABLES = ("device", "model", "server", "cloud", "tools", "behaviour", "fit")
+
+
+def shipped_scenarios() -> list[str]:
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+
+
+@dataclass
+class Scenario:
+    name: str
+    profile: Profile
+    description: str = ""
+    archs: list[Architecture] = field(default_factory=lambda: list(Architecture))
+    concurrency: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
+    seed: int = 0
+    limit: int = 0
+    workload_kind: str = "synthetic"
+    synthetic: SyntheticParams = field(default_factory=SyntheticParams)
+    trajectories: Path | None = None
+    path: Path | None = None
+
+    def workload(self, seed: int | None = None, trajectories: Path | None = None, limit: int | None = None) -> Workload:
+        """The scenario's workload (a ``trajectories`` file given here replaces it)."""
+        source = trajectories or (self.trajectories if self.workload_kind == "replay" else None)
+        if source is not None:
+            wl = replay_workload(source, self.profile.behaviour.sensitive_items_per_task)
+        else:
+            wl = synthetic_workload(self.synthetic, self.seed if seed is None else seed)
+        n = limit if limit is not None else (self.limit or None)
+        return wl.limited(n)
+
+    def with_profile(self, overlay_path: Path) -> Scenario:
+        """This scenario with a calibrated profile file's tables laid over its own."""
+        data = load_toml(overlay_path)
+        tables = {k: v for k, v in data.items() if k in PROFILE_TABLES}
+        if not tables:
+            raise AgbenchError(f"{overlay_path}: no profile table ({', '.join(PROFILE_TABLES)})")
+        self.profile = self.profile.merged(tables)
+        return self
+
+
+def resolve_scenario_path(name_or_path: str | Path) -> Path:
+    candidate = Path(name_or_path)
+    if candidate.is_file():
+        return candidate
+    if len(candidate.parts) == 1:
+        shipped = SCENARIO_DIR / f"{candidate.name.removesuffix('.toml')}.toml"
+        if shipped.is_file():
+            return shipped
+    raise AgbenchError(f"unknown scenario {str(name_or_path)!r} (shipped: {', '.join(shipped_scenarios())}; or a TOML file)")
+
+
+def _read_with_includes(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    if path.resolve() in seen:
+        raise AgbenchError(f"{path}: include cycle")
+    data = load_toml(path)
+    merged: dict[str, Any] = {}
+    for inc in data.get("scenario", {}).get("include", []):
+        merged = deep_merge(merged, _read_with_includes(path.parent / inc, (*seen, path.resolve())))
+    return deep_merge(merged, data)
+
+
+def load_scenario(name_or_path: str | Path) -> Scenario:
+    path = resolve_scenario_path(name_or_path)
+    data = _read_with_includes(path)
+    where = str(path)
+    meta = data.get("scenario", {})
+    known = {"name", "description", "include", "archs", "concurrency", "seed", "limit"}
+    unknown = sorted(set(meta) - known)
+    if unknown:
+        raise AgbenchError(f"{where}: [scenario] unknown key(s) {', '.join(unknown)}")
+    extra = sorted(set(data) - set(PROFILE_TABLES) - {"scenario", "workload"})
+    if extra:
+        raise AgbenchError(f"{where}: unknown table(s) {', '.join(extra)}")
+    profile = Profile.from_dict({k: v for k, v in data.items() if k in PROFILE_TABLES}, where)
+    try:
+        archs = [Architecture(str(a).upper()) for a in meta.get("archs", [a.value for a in Architecture])]
+    except ValueError as exc:
+        raise AgbenchError(f"{where}: [scenario].archs: {exc}") from None
+    concurrency = [int(c) for c in meta.get("concurrency", [1, 2, 4, 8])]
+    if not concurrency or min(concurrency) < 1:
+        raise AgbenchError(f"{where}: [scenario].concurrency must list positive integers")
+    wl = dict(data.get("workload", {}))
+    kind = str(wl.pop("kind", "synthetic"))
+    if kind not in ("synthetic", "replay"):
+        raise AgbenchError(f"{where}: [workload].kind must be 'synthetic' or 'replay', got {kind!r}")
+    params: dict[str, Any] = {}
+    if "params" in wl:
+        params = load_toml(path.parent / str(wl.pop("params")))
+    params = deep_merge(params, wl.pop("synthetic", {}))
+    trajectories = wl.pop("trajectories", None)
+    if wl:
+        raise AgbenchError(f"{where}: [workload] unknown key(s) {', '.join(sorted(wl))}")
+    return Scenario(
+        name=str(meta.get("name", path.stem)),
+        profile=profile,
+        description=str(meta.get("description", "")),
+        archs=archs,
+        concurrency=concurrency,
+        seed=int(meta.get("seed", 0)),
+        limit=int(meta.get("limit", 0)),
+        workload_kind=kind,
+        synthetic=SyntheticParams.from_dict(params, f"{where} [workload]"),
+        trajectories=(path.parent / str(trajectories)) if trajectories else None,
+        path=path,
+    )
+
+
+__all__ = ["SCENARIO_DIR", "Scenario", "load_scenario", "resolve_scenario_path", "shipped_scenarios"]

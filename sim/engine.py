@@ -47,7 +47,7 @@ class SimResult:
         return [r for r in self.records if isinstance(r, TaskRun)]
 
     def table(self, name: str) -> list[Any]:
-        return [r for r in self.records if r.TABLE == name]
+        return [r for r in self.records if name == r.TABLE]
 
 
 def task_order(tasks: list[SimTask], seed: int) -> list[SimTask]:
@@ -108,7 +108,19 @@ def simulate(
             sample_hook=sample,
             sample_interval_s=sample_interval_s,
         )
-    world = SimWorld(env, profile, server, cpu, CloudAPI(profile.cloud), run_id, device_name, arch_name, concurrency, seed, records)
+    world = SimWorld(
+        env,
+        profile,
+        server,
+        cpu,
+        CloudAPI(profile.cloud),
+        run_id,
+        device_name,
+        arch_name,
+        concurrency,
+        seed,
+        records,
+    )
     queue = task_order(workload.tasks, seed)
     position = [0]
 

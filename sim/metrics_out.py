@@ -20,7 +20,9 @@ from agbench.store import RunStore
 log = logging.getLogger(__name__)
 
 
-def run_meta(scenario: Scenario, results: list[SimResult], agent_kind: str, seed: int, extra: dict[str, Any]) -> dict[str, Any]:
+def run_meta(
+    scenario: Scenario, results: list[SimResult], agent_kind: str, seed: int, extra: dict[str, Any]
+) -> dict[str, Any]:
     profile = scenario.profile
     return {
         "source": "sim",
@@ -59,10 +61,14 @@ def run_meta(scenario: Scenario, results: list[SimResult], agent_kind: str, seed
     }
 
 
-def write_run(out_dir: Path, scenario: Scenario, results: list[SimResult], agent_kind: str, seed: int, **extra: Any) -> Path:
+def write_run(
+    out_dir: Path, scenario: Scenario, results: list[SimResult], agent_kind: str, seed: int, **extra: Any
+) -> Path:
     """Write the records of ``results`` as one run directory and its reports; returns it."""
     run_id = extra.pop("run_id", None) or out_dir.name
-    store = RunStore.create(out_dir, run_meta(scenario, results, agent_kind, seed, {"run_id": run_id, **extra}))
+    store = RunStore.create(
+        out_dir, run_meta(scenario, results, agent_kind, seed, {"run_id": run_id, **extra})
+    )
     records = [rec for result in results for rec in result.records]
     for rec in records:
         rec.run_id = run_id

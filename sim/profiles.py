@@ -243,7 +243,9 @@ def from_plain(cls: type[T], data: Any, where: str) -> T:
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(data) - names)
     if unknown:
-        raise AgbenchError(f"{where}: unknown key(s) {', '.join(unknown)} (expected some of {', '.join(sorted(names))})")
+        raise AgbenchError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (expected some of {', '.join(sorted(names))})"
+        )
     kwargs: dict[str, Any] = {}
     for name, value in data.items():
         sub = _dataclass_in(hints[name])

@@ -58,7 +58,9 @@ class Scenario:
     trajectories: Path | None = None
     path: Path | None = None
 
-    def workload(self, seed: int | None = None, trajectories: Path | None = None, limit: int | None = None) -> Workload:
+    def workload(
+        self, seed: int | None = None, trajectories: Path | None = None, limit: int | None = None
+    ) -> Workload:
         """The scenario's workload (a ``trajectories`` file given here replaces it)."""
         source = trajectories or (self.trajectories if self.workload_kind == "replay" else None)
         if source is not None:
@@ -86,7 +88,9 @@ def resolve_scenario_path(name_or_path: str | Path) -> Path:
         shipped = SCENARIO_DIR / f"{candidate.name.removesuffix('.toml')}.toml"
         if shipped.is_file():
             return shipped
-    raise AgbenchError(f"unknown scenario {str(name_or_path)!r} (shipped: {', '.join(shipped_scenarios())}; or a TOML file)")
+    raise AgbenchError(
+        f"unknown scenario {str(name_or_path)!r} (shipped: {', '.join(shipped_scenarios())}; or a TOML file)"
+    )
 
 
 def _read_with_includes(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:

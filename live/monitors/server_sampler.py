@@ -25,17 +25,18 @@ def parse_prometheus(text: str) -> dict[str, float]:
     for line in text.splitlines():
         if not line or line[0] == "#":
             continue
-        name_part, _, rest = line.rpartition(" ")
-        if not name_part:
+        if "{" in line:  # label values may hold spaces: the value follows the closing brace
+            name = line[: line.index("{")]
+            rest = line[line.rindex("}") + 1 :].split()
+        else:
+            name, *rest = line.split()
+        if not rest:
             continue
-        # A sample may carry a timestamp after the value: "name{..} value ts".
-        if "}" not in name_part and " " in name_part:
-            name_part, _, rest = name_part.partition(" ")
-        name = name_part.split("{", 1)[0].strip()
         try:
-            value = float(rest)
+            value = float(rest[0])  # an optional timestamp may follow
         except ValueError:
             continue
+        name = name.strip()
         values[name] = values.get(name, 0.0) + value
     return values
 

@@ -71,6 +71,7 @@ class ManagedServer:
         self.log_path = log_path
         self._url: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
+        self._own_log = False  # a temporary log we made: removed after a clean stop
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -90,6 +91,7 @@ class ManagedServer:
             fd, name = tempfile.mkstemp(prefix="agbench-llama-server-", suffix=".log")
             os.close(fd)
             self.log_path = Path(name)
+            self._own_log = True
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         options = {
             "settings": s.to_dict(),
@@ -180,6 +182,8 @@ class ManagedServer:
                 proc.wait(5)
         if proc.stdout is not None:
             proc.stdout.close()
+        if self._own_log and proc.returncode == 0 and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
 
     def kill(self) -> None:
         """SIGKILL the server process (tests of dead-server handling use this); keeps state."""

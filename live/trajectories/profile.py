@@ -166,7 +166,9 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> Profil
     for category, table in cats.items():
         if category not in CATEGORIES:
             raise AgbenchError(f"{source}: unknown category {category!r} (known: {', '.join(CATEGORIES)})")
-        categories[category] = replace(defaults, **_check_fields(TokenProfile, table, f"{source}: [categories.{category}]"))
+        categories[category] = replace(
+            defaults, **_check_fields(TokenProfile, table, f"{source}: [categories.{category}]")
+        )
     hybrid = HybridProfile(**_check_fields(HybridProfile, data.get("hybrid", {}), f"{source}: [hybrid]"))
     for prof, where in [(defaults, "[defaults]"), *((p, f"[categories.{c}]") for c, p in categories.items())]:
         if prof.tools_per_turn < 1:

@@ -29,12 +29,13 @@ import httpx
 
 #: Common words; with a leading space each is a single token for GPT-2/Llama/Qwen/SmolLM
 #: style BPE vocabularies (calibration measures the real ratio anyway).
-FILLER_WORDS = (
+_FILLER_TEXT = (
     "the of and to in is for on that with as by at from this be are was or an it not have "
     "has but all can more one will about which their there other into time only new some "
     "these when than its also after first two like over such most then any where work way "
     "part place made well back even much good each same long both under still while"
-).split()
+)
+FILLER_WORDS = tuple(_FILLER_TEXT.split())
 CHARS_PER_TOKEN = 4.0  # estimate where the server cannot tokenize
 ESTIMATED_MESSAGE_OVERHEAD = 5  # template tokens around one message, for estimates
 MAX_FIT_ROUNDS = 6

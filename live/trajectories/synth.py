@@ -35,11 +35,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agbench.live.trajectories.profile import HybridProfile, Profile, TokenProfile, load_profile
+
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.task import Task
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
-from agbench.live.trajectories.profile import HybridProfile, Profile, TokenProfile, load_profile
 
 PLAN_FILE = "tools.json"
 EXPLORE_STEP = ("list_dir", {"path": "."})
@@ -105,7 +106,9 @@ class _Sizer:
         return jittered(base, self.jitter, *self.key, *what)
 
 
-def _group(steps: Sequence[tuple[str, dict[str, Any]]], size: int) -> list[list[tuple[int, str, dict[str, Any]]]]:
+def _group(
+    steps: Sequence[tuple[str, dict[str, Any]]], size: int
+) -> list[list[tuple[int, str, dict[str, Any]]]]:
     indexed = [(i, name, args) for i, (name, args) in enumerate(steps)]
     return [indexed[i : i + size] for i in range(0, len(indexed), size)]
 
@@ -148,7 +151,9 @@ def _split(items: list[Any], parts: int) -> list[list[Any]]:
     return out
 
 
-def _single_agent(task: Task, arch: Architecture, endpoint: str, steps: list[Any], sizer: _Sizer, answer: str) -> Trajectory:
+def _single_agent(
+    task: Task, arch: Architecture, endpoint: str, steps: list[Any], sizer: _Sizer, answer: str
+) -> Trajectory:
     tp = sizer.tokens
     turns, pending = _work_turns(_group(steps, tp.tools_per_turn), sizer, endpoint, tp.instruction_tokens)
     turns.append(Turn(endpoint, pending, sizer.size(tp.answer_tokens, "answer"), think_s=tp.think_s))

@@ -77,7 +77,9 @@ class TaskState:
 class TaskAgent:
     """Runs one task attempt of one architecture; ``process()`` is the SimPy generator."""
 
-    def __init__(self, world: SimWorld, task: SimTask, trajectory: Trajectory | None, attempt: int = 1) -> None:
+    def __init__(
+        self, world: SimWorld, task: SimTask, trajectory: Trajectory | None, attempt: int = 1
+    ) -> None:
         self.w = world
         self.task = task
         self.traj = trajectory
@@ -188,18 +190,26 @@ class TaskAgent:
                     return DEADLINE
             prompt = history + turn.prompt_tokens_added
             if turn.endpoint == "local":
-                result = yield from self._local_call(st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, turn)
+                result = yield from self._local_call(
+                    st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, turn
+                )
                 if result is None:
                     return DEADLINE
                 if result.error_class:
                     st.local_context_errors += 1
-                    if w.arch == "HLL" and role == "lead" and hll_hands_over_to_cloud(st.rng, w.profile.behaviour):
+                    if (
+                        w.arch == "HLL"
+                        and role == "lead"
+                        and hll_hands_over_to_cloud(st.rng, w.profile.behaviour)
+                    ):
                         return OK
                     if stops_on_local_context_error(w.arch, w.profile.behaviour):
                         return CONTEXT
                 out = result.completion_tokens
             else:
-                ok = yield from self._cloud_call(st, role, prompt, turn.output_tokens, previous_prompt, traj.system_prompt_tokens)
+                ok = yield from self._cloud_call(
+                    st, role, prompt, turn.output_tokens, previous_prompt, traj.system_prompt_tokens
+                )
                 if not ok:
                     return DEADLINE
                 out = turn.output_tokens
@@ -219,7 +229,14 @@ class TaskAgent:
         return OK
 
     def _local_call(
-        self, st: TaskState, role: str, conv_key: object, sys_key: object, sys_tokens: int, prompt: int, turn: Turn
+        self,
+        st: TaskState,
+        role: str,
+        conv_key: object,
+        sys_key: object,
+        sys_tokens: int,
+        prompt: int,
+        turn: Turn,
     ) -> Generator[simpy.Event, Any, LocalRequest | None]:
         w = self.w
         assert w.server is not None, "a local turn in an architecture without a local server"
@@ -235,7 +252,9 @@ class TaskAgent:
         st.prompt_tokens += prompt
         st.cached_tokens += req.cached
         st.completion_tokens += req.completion_tokens
-        decode_s = (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
+        decode_s = (
+            (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
+        )
         w.records.append(
             ModelCall(
                 run_id=w.run_id,
@@ -254,7 +273,9 @@ class TaskAgent:
                 cached_tokens=req.cached,
                 completion_tokens=req.completion_tokens,
                 output_tok_s=(req.completion_tokens / decode_s) if decode_s else None,
-                prompt_ms=((req.t_first - req.t_slot) * 1000) if (req.t_first is not None and req.t_slot is not None) else None,
+                prompt_ms=((req.t_first - req.t_slot) * 1000)
+                if (req.t_first is not None and req.t_slot is not None)
+                else None,
                 predicted_ms=decode_s * 1000 if decode_s is not None else None,
                 finish_reason=req.finish_reason,
                 error_class=req.error_class,
@@ -299,7 +320,9 @@ class TaskAgent:
                 prompt_tokens=prompt,
                 cached_tokens=reply.cached_tokens,
                 completion_tokens=output,
-                output_tok_s=output / (reply.total_s - reply.ttft_s) if reply.total_s > reply.ttft_s else None,
+                output_tok_s=output / (reply.total_s - reply.ttft_s)
+                if reply.total_s > reply.ttft_s
+                else None,
                 finish_reason="stop",
                 status_code=200,
                 cost_usd=reply.cost_usd,
@@ -318,13 +341,27 @@ class TaskAgent:
             if st.rng.random() < p:
                 st.exposed += 1
                 w.records.append(
-                    Exposure(w.run_id, w.device, w.arch, w.concurrency, self.task.task, self.attempt, f"item-{i + 1}", t, "request")
+                    Exposure(
+                        w.run_id,
+                        w.device,
+                        w.arch,
+                        w.concurrency,
+                        self.task.task,
+                        self.attempt,
+                        f"item-{i + 1}",
+                        t,
+                        "request",
+                    )
                 )
 
     def _consult(self, st: TaskState, consult: Turn) -> Proc:
         t0 = self.w.env.now
-        ok = yield from self._cloud_call(st, "consult", consult.prompt_tokens_added, consult.output_tokens, 0, 0)
-        self._message(st, "consult", "local", "cloud", t0, consult.prompt_tokens_added, consult.output_tokens, ok)
+        ok = yield from self._cloud_call(
+            st, "consult", consult.prompt_tokens_added, consult.output_tokens, 0, 0
+        )
+        self._message(
+            st, "consult", "local", "cloud", t0, consult.prompt_tokens_added, consult.output_tokens, ok
+        )
         return OK if ok else DEADLINE
 
     def _delegate(self, st: TaskState, sub: Trajectory) -> Proc:
@@ -343,7 +380,15 @@ class TaskAgent:
                 return OK
 
     def _message(
-        self, st: TaskState, kind: str, sender: str, receiver: str, t0: float, req_tokens: int, resp_tokens: int, ok: bool
+        self,
+        st: TaskState,
+        kind: str,
+        sender: str,
+        receiver: str,
+        t0: float,
+        req_tokens: int,
+        resp_tokens: int,
+        ok: bool,
     ) -> None:
         w = self.w
         w.records.append(

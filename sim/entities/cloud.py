@@ -31,7 +31,9 @@ class CloudAPI:
         self.profile = profile
         self.calls = 0
 
-    def cached_tokens(self, rng: random.Random, prompt_tokens: int, previous_prompt: int, sys_tokens: int) -> int:
+    def cached_tokens(
+        self, rng: random.Random, prompt_tokens: int, previous_prompt: int, sys_tokens: int
+    ) -> int:
         p = self.profile
         cached = 0
         if previous_prompt > 0 and rng.random() < p.cache_hit_p:
@@ -43,7 +45,12 @@ class CloudAPI:
         return (cached // block) * block
 
     def call(
-        self, rng: random.Random, prompt_tokens: int, output_tokens: int, previous_prompt: int, sys_tokens: int
+        self,
+        rng: random.Random,
+        prompt_tokens: int,
+        output_tokens: int,
+        previous_prompt: int,
+        sys_tokens: int,
     ) -> CloudReply:
         """One call's timing, cache and cost (``previous_prompt``: this conversation's last prompt)."""
         p = self.profile

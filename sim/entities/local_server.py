@@ -109,7 +109,9 @@ class LocalServer:
     def submit(
         self, conv: object, sys_key: object, sys_tokens: int, prompt_tokens: int, max_tokens: int
     ) -> LocalRequest:
-        req = LocalRequest(conv, sys_key, sys_tokens, prompt_tokens, max_tokens, self.env.now, self.env.event())
+        req = LocalRequest(
+            conv, sys_key, sys_tokens, prompt_tokens, max_tokens, self.env.now, self.env.event()
+        )
         if prompt_tokens >= self.slot_ctx:  # checked on arrival: HTTP 400 exceed_context_size_error
             req.error_class, req.status_code, req.t_done = "context_limit", 400, self.env.now
             self.context_errors += 1
@@ -176,9 +178,18 @@ class LocalServer:
 
     def _admit(self, req: LocalRequest) -> None:
         idle = [s for s in self.slots if not s.busy]
-        slot = self.choose(idle, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens, self.settings.slot_prompt_similarity)
+        slot = self.choose(
+            idle,
+            req.conv,
+            req.sys_key,
+            req.sys_tokens,
+            req.prompt_tokens,
+            self.settings.slot_prompt_similarity,
+        )
         cached = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
         cached = min(cached, req.prompt_tokens - 1)  # llama.cpp always evaluates the last prompt token
+        if self.settings.kv_unified:  # a reclaimed prefix only survives as far as the pool has room
+            cached = max(0, min(cached, int(self.pool_tokens - self.kv_in_use()) - 1))
         slot.busy, slot.conv, slot.sys_key, slot.sys_tokens = True, req.conv, req.sys_key, req.sys_tokens
         slot.tokens = cached
         req.slot, req.cached, req.t_slot = slot, cached, self.env.now

@@ -43,7 +43,12 @@ SlotChooser = Callable[[Sequence[Slot], object, object, int, int, float], Slot]
 
 
 def llama_cpp_policy(
-    idle: Sequence[Slot], conv: object, sys_key: object, sys_tokens: int, prompt_tokens: int, similarity: float
+    idle: Sequence[Slot],
+    conv: object,
+    sys_key: object,
+    sys_tokens: int,
+    prompt_tokens: int,
+    similarity: float,
 ) -> Slot:
     best: Slot | None = None
     best_len = 0
@@ -57,7 +62,12 @@ def llama_cpp_policy(
 
 
 def sticky_policy(
-    idle: Sequence[Slot], conv: object, sys_key: object, sys_tokens: int, prompt_tokens: int, similarity: float
+    idle: Sequence[Slot],
+    conv: object,
+    sys_key: object,
+    sys_tokens: int,
+    prompt_tokens: int,
+    similarity: float,
 ) -> Slot:
     for slot in idle:
         if slot.conv == conv:
@@ -75,4 +85,12 @@ def slot_policy(name: str) -> SlotChooser:
         raise AgbenchError(f"unknown slot policy {name!r} (expected one of {', '.join(POLICIES)})") from None
 
 
-__all__ = ["POLICIES", "Slot", "SlotChooser", "common_prefix", "llama_cpp_policy", "slot_policy", "sticky_policy"]
+__all__ = [
+    "POLICIES",
+    "Slot",
+    "SlotChooser",
+    "common_prefix",
+    "llama_cpp_policy",
+    "slot_policy",
+    "sticky_policy",
+]

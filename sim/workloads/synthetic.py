@@ -159,7 +159,12 @@ def _tools(rng: random.Random, a: ArchParams, c: CategoryParams) -> list[ToolSte
     steps = []
     for _ in range(_count(rng, a.tools_per_turn)):
         wall = _lognormal(rng, a.tool_wall_median_s * c.tool_wall_scale, a.tool_wall_sigma)
-        out = max(1, int(_lognormal(rng, a.tool_result_tokens_median * c.tool_result_scale, a.tool_result_tokens_sigma)))
+        out = max(
+            1,
+            int(
+                _lognormal(rng, a.tool_result_tokens_median * c.tool_result_scale, a.tool_result_tokens_sigma)
+            ),
+        )
         steps.append(ToolStep("tool", {}, wall_s=wall, cpu_s=wall * a.tool_cpu_fraction, output_tokens=out))
     return steps
 
@@ -190,20 +195,28 @@ def _trajectory(params: SyntheticParams, task: SimTask, arch: str, seed: int, so
             sub = _agent_turns(rng, a, c, "local", m, a.delegate_instruction_tokens)
             sub[-1].output_tokens = a.delegate_report_tokens
             turn.tools = []
-            turn.delegate = Trajectory(task.task, arch, "sub", a.sub_system_prompt_tokens, sub, category=task.category)
+            turn.delegate = Trajectory(
+                task.task, arch, "sub", a.sub_system_prompt_tokens, sub, category=task.category
+            )
             turns[k + 1].prompt_tokens_added = a.delegate_report_tokens
         elif arch == "HLL" and not last and rng.random() < a.consult_p:
             turn.consult = Turn("cloud", a.consult_prompt_tokens, a.consult_output_tokens, think_s=a.think_s)
             turns[k + 1].prompt_tokens_added += a.consult_output_tokens
     status = "success" if solved else "verification_failed"
-    return Trajectory(task.task, arch, "lead", a.system_prompt_tokens, turns, category=task.category, recorded_status=status)
+    return Trajectory(
+        task.task, arch, "lead", a.system_prompt_tokens, turns, category=task.category, recorded_status=status
+    )
 
 
 def synthetic_tasks(params: SyntheticParams) -> list[SimTask]:
     tasks = []
     for category, cp in params.categories.items():
         for i in range(cp.count):
-            level = params.difficulty_levels[i % len(params.difficulty_levels)] if params.difficulty_levels else ""
+            level = (
+                params.difficulty_levels[i % len(params.difficulty_levels)]
+                if params.difficulty_levels
+                else ""
+            )
             tasks.append(SimTask(f"{category}-{i + 1:02d}", category, level, cp.sensitive_items))
     return tasks
 
@@ -217,7 +230,16 @@ def synthetic_workload(params: SyntheticParams, seed: int = 0, archs: tuple[str,
             if arch in params.archs:
                 solved = u < params.success_p(task.category, arch)
                 trajectories.append(_trajectory(params, task, arch, seed, solved))
-    return Workload("synthetic", tasks, TrajectorySet("synth", trajectories, {"synthetic": params.name, "seed": seed}))
+    return Workload(
+        "synthetic", tasks, TrajectorySet("synth", trajectories, {"synthetic": params.name, "seed": seed})
+    )
 
 
-__all__ = ["ARCHS", "ArchParams", "CategoryParams", "SyntheticParams", "synthetic_tasks", "synthetic_workload"]
+__all__ = [
+    "ARCHS",
+    "ArchParams",
+    "CategoryParams",
+    "SyntheticParams",
+    "synthetic_tasks",
+    "synthetic_workload",
+]

@@ -92,7 +92,7 @@ def payroll() -> None:
               ("E104", "Yusuf Demir", "DE75 5121 0800 1245 1261 99", 22.25)]
     emp = [["ID", "Name", "IBAN", "Hourly rate (EUR)"]] + [list(p) for p in people]
     hours: list[list[object]] = [["ID", "Date", "Hours"]]
-    gross: dict[str, int] = {p[0]: 0 for p in people}
+    worked: dict[str, float] = {p[0]: 0.0 for p in people}
     rate = {p[0]: round(p[3] * 100) for p in people}
     for _ in range(90):
         pid = rng.choice(people)[0]
@@ -100,7 +100,8 @@ def payroll() -> None:
         h = rng.choice([4, 5.5, 6, 7.5, 8])
         hours.append([pid, f"2024-{month:02d}-{rng.randint(1, 28):02d}", h])
         if month == 3:
-            gross[pid] += round(h * rate[pid])
+            worked[pid] += h
+    gross = {pid: round(worked[pid] * rate[pid]) for pid in worked}
     write_xlsx(env("off-payroll-march") / "payroll_2024.xlsx", {"Employees": emp, "Hours": hours})
     expected("off-payroll-march", {k: f"{v // 100}.{v % 100:02d}" for k, v in gross.items()})
 

@@ -1,0 +1,89 @@
+"""``agbench calibrate``: live traces -> a simulator profile (TOML) with its goodness of fit.
+
+The profile is an *overlay* (sim/profiles.py): it names only what the traces determine —
+server rates and slot layout, cloud latency and cache behaviour, tool CPU demand, agent
+behaviour — and is laid over a scenario's device and model, so what the traces cannot say
+(memory size, bandwidth) still comes from the scenario or the roofline model.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from agbench.calibration.server_fit import fit_server
+from agbench.calibration.traces import LiveTraces, load_live
+from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
+from agbench.errors import AgbenchError
+from agbench.sim.profiles import Profile
+
+log = logging.getLogger(__name__)
+
+
+def fit_profile(traces: LiveTraces) -> dict[str, Any]:
+    """The profile overlay as a plain dict (TOML tables), fits included under ``fit``."""
+    tables = traces.tables
+    rates, server_fits = fit_server(tables["model_calls"])
+    cloud, cloud_fits = fit_cloud(tables["model_calls"])
+    tools, tool_fits = fit_tools(tables["tool_calls"])
+    behaviour, behaviour_fits = fit_behaviour(tables["task_runs"], tables["model_calls"], tables["messages"])
+    meta = traces.meta
+    level = traces.concurrency[0]
+    settings = traces.server_settings(level)
+    server: dict[str, Any] = {}
+    if settings:
+        explicit_slots = meta.get("options", {}).get("local_parallel")
+        server = {
+            "n_ctx": int(settings.get("n_ctx", 4096)),
+            # The runner gives the server one slot per concurrent task unless told otherwise.
+            "n_parallel": int(explicit_slots) if explicit_slots else 0,
+            "kv_unified": bool(settings.get("kv_unified", False)),
+            "threads": int(settings.get("threads", 2)),
+            "n_batch": int(settings.get("batch_size", 512)),
+        }
+    if rates:
+        server["rates"] = {**rates, "source": "calibrated"}
+    cpus = int(meta.get("host", {}).get("cpus") or 2)
+    overlay: dict[str, Any] = {
+        "device": {"name": str(meta.get("device", "device")), "cores": cpus, "gpu": False},
+        "server": server,
+        "tools": tools,
+        "behaviour": {**behaviour, "deadline_s": float(meta.get("time_limit_s") or 7200.0)},
+    }
+    if cloud:
+        name = (
+            "cloud stand-in (local llama-server)"
+            if meta.get("cloud_standin")
+            else str(meta.get("cloud", {}).get("model", "cloud"))
+        )
+        overlay["cloud"] = {"name": name, **cloud}
+    overlay["fit"] = {
+        "source_runs": [str(p) for p in traces.run_dirs],
+        "concurrency": traces.concurrency,
+        "agent_kind": str(meta.get("agent_kind", "")),
+        "cloud_standin": bool(meta.get("cloud_standin", False)),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **server_fits,
+        **cloud_fits,
+        **tool_fits,
+        **behaviour_fits,
+    }
+    Profile.from_dict({k: v for k, v in overlay.items()}, "calibrated profile")  # schema check
+    return overlay
+
+
+def calibrate(run_dirs: list[Path], output: Path, concurrency: list[int] | None = None) -> Path:
+    """Fit a profile from live runs (optionally only some concurrency levels) and write it."""
+    traces = load_live(run_dirs, concurrency)
+    overlay = fit_profile(traces)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        output.write_text(tomli_w.dumps(overlay))
+    except (TypeError, ValueError) as exc:
+        raise AgbenchError(f"cannot write profile {output}: {exc}") from None
+    log.info("profile written to %s (fitted on C=%s)", output, ",".join(map(str, traces.concurrency)))
+    return output

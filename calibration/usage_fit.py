@@ -1,0 +1,93 @@
+"""Fit what is not the local server: the cloud API, tools, and agent behaviour statistics.
+
+The cloud is modelled without contention (sim/entities/cloud.py): lognormal TTFT and output
+rate and a prompt-cache hit probability. With a local stand-in for the cloud, these fits
+describe the stand-in; the profile says so, as every report does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agbench.calibration.fitting import MIN_SAMPLES, lognormal_fit, too_few
+
+
+def fit_cloud(model_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, Any]]:
+    calls = model_calls[(model_calls["endpoint"] == "cloud") & (model_calls["error_class"].fillna("") == "")]
+    fits: dict[str, Any] = {}
+    out: dict[str, float] = {}
+    ttft = calls["ttft_s"].dropna().to_numpy(float)
+    if len(ttft) >= MIN_SAMPLES:
+        out["ttft_median_s"], out["ttft_sigma"], q = lognormal_fit(ttft, "cloud.ttft_s")
+        fits["cloud_ttft"] = q.to_dict()
+    else:
+        fits["cloud_ttft"] = too_few("cloud.ttft_s", len(ttft), "scenario").to_dict()
+    rate = calls["output_tok_s"].dropna().to_numpy(float)
+    if len(rate) >= MIN_SAMPLES:
+        out["output_tok_s_median"], out["output_tok_s_sigma"], q = lognormal_fit(rate, "cloud.output_tok_s")
+        fits["cloud_output_rate"] = q.to_dict()
+    else:
+        fits["cloud_output_rate"] = too_few("cloud.output_tok_s", len(rate), "scenario").to_dict()
+    repeat = calls[calls["prompt_tokens"] > 0]
+    if len(repeat) >= MIN_SAMPLES:
+        out["cache_hit_p"] = float((repeat["cached_tokens"] > 0).mean())
+        fits["cloud_cache"] = {
+            "samples": len(repeat),
+            "cached_fraction": float(repeat["cached_tokens"].sum() / max(1, repeat["prompt_tokens"].sum())),
+        }
+    return out, fits
+
+
+def fit_tools(tool_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, Any]]:
+    calls = tool_calls[tool_calls["wall_s"] > 0]
+    if len(calls) < MIN_SAMPLES:
+        return {}, {"tools": too_few("tools.cpu_fraction", len(calls), "default").to_dict()}
+    per_tool: dict[str, Any] = {}
+    for name, group in calls.groupby("tool"):
+        wall = group["wall_s"].to_numpy(float)
+        per_tool[str(name)] = {
+            "samples": len(group),
+            "wall_median_s": float(np.median(wall)),
+            "wall_p95_s": float(np.percentile(wall, 95)),
+            "cpu_fraction": float(group["cpu_s"].sum() / max(1e-9, group["wall_s"].sum())),
+        }
+    fraction = float(calls["cpu_s"].sum() / max(1e-9, calls["wall_s"].sum()))
+    return {"default_cpu_fraction": min(1.0, max(0.0, fraction))}, {
+        "tools": {"samples": len(calls), "per_tool": per_tool}
+    }
+
+
+def fit_behaviour(
+    task_runs: pd.DataFrame, model_calls: pd.DataFrame, messages: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Agent statistics per category and architecture, and the harness's own time per task."""
+    runs = task_runs[task_runs["status"] != "interrupted"]
+    out: dict[str, Any] = {}
+    if len(runs) >= 1:
+        out["harness_overhead_s"] = float(runs["other_s"].mean())
+    exposure: dict[str, float] = {}
+    for arch, group in runs.groupby("architecture"):
+        total = group["sensitive_total"].sum()
+        if arch != "LO" and total > 0:
+            exposure[str(arch)] = float(group["sensitive_exposed"].sum() / total)
+    if exposure:
+        out["exposure_p"] = exposure
+    stats: dict[str, Any] = {}
+    for key, group in runs.groupby(["architecture", "category"]):
+        arch_name, category = key  # type: ignore[misc]
+        stats[f"{arch_name}/{category}"] = {
+            "tasks": len(group),
+            "model_calls_mean": float(group["model_calls"].mean()),
+            "tool_calls_mean": float(group["tool_calls"].mean()),
+            "prompt_tokens_mean": float(group["prompt_tokens"].mean()),
+            "completion_tokens_mean": float(group["completion_tokens"].mean()),
+            "success_rate": float((group["status"] == "success").mean()),
+            "context_limit_rate": float((group["status"] == "context_limit").mean()),
+        }
+    if not messages.empty:
+        for kind, group in messages.groupby("kind"):
+            stats[f"messages/{kind}"] = {"count": len(group), "ok_rate": float(group["ok"].mean())}
+    return out, {"behaviour": stats}

@@ -1,0 +1,379 @@
+"""The replay agent: a trajectory decides every step; the server load and the tools are real.
+
+Small models that run on a 2-core machine solve almost no task, so a live run with them
+measures latency and contention truthfully but success, goodput and completion time stay near
+zero. The replay agent takes the decisions from a trajectory (recorded from a real run or
+synthesised from the oracle, ``agbench.trajectory``) and does everything else for real:
+
+- every model turn is a real request to the configuration's server through the recording
+  proxy (``ctx.chat``), with a history that grows exactly as the recorded agent's did: the
+  role's system prompt, the task instruction, then per turn the model's own reply and the
+  results of its actions. Text is real where there is some (the system prompt, the
+  instruction, the tools' real output, the reply the server generated) and padded with
+  neutral filler so every request's prompt is the recorded number of tokens as the server
+  counts them (``trajectories.sizing``: exact on llama.cpp via ``/tokenize``, estimated
+  elsewhere). The server's prefix cache and KV pool therefore see what they would see with
+  the recorded agent. The output length is forced with ``max_tokens`` and llama.cpp's
+  ``ignore_eos``; where the server is not llama.cpp it is only capped, and the attempt's
+  reason says so;
+- every tool call is executed in the task's sandbox (``ctx.call_tool``);
+- HCL delegations run the sub-agent's trajectory on the local endpoint and HLL
+  consultations one cloud turn, each recorded as a ``messages`` row;
+- the final answer is the trajectory's, so the verifier passes unless the infrastructure
+  intervened.
+
+Failures follow each architecture's policy, as for the model-driven agent
+(``agents/model_agent.py``): a failed model call of the lead ends the attempt (context_limit
+-> ``context_limit``, deadline -> ``timeout``, server error -> ``execution_error``,
+connection/rate/malformed -> ``infrastructure_error``); in HCL a failed delegation comes back
+to the cloud lead as a generic failure and the lead delegates again, at most
+``max_redelegations`` times per delegation (each re-delegation is one more lead turn and a
+fresh sub-agent that resumes at the step that failed, so no tool call runs twice), then gives
+up without an answer; in HLL a failed consultation is reported to the local lead, which
+carries on. Local context errors are counted even when papered over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agbench.live.agents.base import AgentContext, AgentOutcome
+from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
+from agbench.live.trajectories.sizing import CounterCache, TokenCounter, fit_last_message, sized_text
+
+from agbench.config import AgentKind, Architecture
+from agbench.errors import AgbenchError
+from agbench.status import Status
+from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
+
+MAX_REDELEGATIONS = 2
+#: Template tokens around one message, kept out of a result's own share of the history.
+MESSAGE_FRAMING_TOKENS = 5
+
+# The model agent's mapping (agents/model_agent.py): a server error on a model turn is the
+# agent's failure, the rest is the infrastructure's.
+_ERROR_STATUS: dict[str, Status] = {
+    "context_limit": Status.CONTEXT_LIMIT,
+    "server_error": Status.EXECUTION_ERROR,
+    "rate_limited": Status.INFRASTRUCTURE_ERROR,
+    "connection": Status.INFRASTRUCTURE_ERROR,
+    "bad_response": Status.INFRASTRUCTURE_ERROR,
+    "timeout": Status.INFRASTRUCTURE_ERROR,
+}
+
+
+@dataclass
+class _Pending:
+    """An action's result waiting to enter the history before the next turn."""
+
+    header: str
+    text: str
+    tokens: int
+
+    @property
+    def real(self) -> str:
+        return self.header + self.text
+
+
+@dataclass
+class _End:
+    """How one agent's replay ended. ``failed_turn``: the turn whose model call failed."""
+
+    status: Status | None
+    reason: str
+    turns: int = 0
+    failed_turn: int | None = None
+    gave_up: bool = False
+
+
+class ReplayAgent:
+    """Replays a trajectory set: one trajectory per (task, architecture)."""
+
+    kind = AgentKind.REPLAY
+
+    def __init__(self, trajectories: TrajectorySet, *, max_redelegations: int = MAX_REDELEGATIONS) -> None:
+        self.trajectories = trajectories
+        self.max_redelegations = max_redelegations
+        self._counters = CounterCache()
+
+    # ---- before a run --------------------------------------------------------------------------
+    def check(self, task_ids: Iterable[str], architectures: Iterable[Architecture | str]) -> None:
+        """Raise AgbenchError naming every (task, architecture) the set has no trajectory for."""
+        missing = [
+            f"{task}/{Architecture(arch).value}"
+            for arch in architectures
+            for task in task_ids
+            if self.trajectories.get(task, Architecture(arch).value) is None
+        ]
+        if missing:
+            shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+            raise AgbenchError(f"the trajectory file has no trajectory for {shown}")
+
+    # ---- the agent -----------------------------------------------------------------------------
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        traj = self.trajectories.get(ctx.task.id, ctx.architecture.value)
+        if traj is None:
+            return AgentOutcome(
+                "",
+                Status.INFRASTRUCTURE_ERROR,
+                f"no trajectory for {ctx.task.id} under {ctx.architecture.value}",
+            )
+        plan = plan_for(ctx.architecture)
+        notes: set[str] = set()
+        t0 = time.monotonic()
+        end = await self._run_agent(ctx, plan, traj, plan.lead, ctx.task.instruction, notes)
+        reason = (
+            f"{end.reason}; replayed {end.turns} of {traj.total_turns} planned turn(s) "
+            f"({self.trajectories.source} trajectory) in {time.monotonic() - t0:.1f} s"
+        )
+        if notes:
+            reason += "; " + "; ".join(sorted(notes))
+        answer = "" if end.status is not None or end.gave_up else traj.answer
+        return AgentOutcome(answer, end.status, reason, ctx.recorder.tally.local_context_errors)
+
+    async def _counter(self, ctx: AgentContext, endpoint: str) -> TokenCounter:
+        return await self._counters.counter(ctx.server_urls.get(endpoint))
+
+    def _extra_body(
+        self, ctx: AgentContext, counter: TokenCounter, endpoint: str, notes: set[str]
+    ) -> dict[str, Any]:
+        if counter.exact:  # llama.cpp: generate exactly max_tokens
+            return {"ignore_eos": True, "seed": ctx.seed}
+        notes.add(f"{endpoint} output only capped, not forced (not a llama.cpp server)")
+        return {}
+
+    async def _system_message(self, counter: TokenCounter, role: Role, tokens: int) -> dict[str, Any]:
+        """The role's real system prompt padded or cut to ``tokens``: identical for every task,
+        so a slot's cached prefix is reused across tasks exactly as with the real agent."""
+        cache = getattr(counter, "_system_messages", None)
+        if cache is None:
+            cache = {}
+            counter._system_messages = cache  # type: ignore[attr-defined]
+        key = (role.prompt, tokens)
+        if key not in cache:
+            message = {"role": "system", "content": ""}
+            await fit_last_message(counter, [message], tokens, role.system_prompt, f"system:{role.prompt}")
+            cache[key] = message["content"]
+        return {"role": "system", "content": cache[key]}
+
+    async def _think(self, ctx: AgentContext, think_s: float, since: float) -> None:
+        wait = min(think_s - (time.monotonic() - since), ctx.remaining_s())
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def _model_failure(self, ctx: AgentContext, role: Role, result: Any, turn: int, done: int) -> _End:
+        error = str(result.error_class)
+        if error == "timeout" and ctx.remaining_s() <= 0:
+            return _End(Status.TIMEOUT, "task deadline passed during a model call", done, turn)
+        detail = str(getattr(result, "error", "") or "")[:200]
+        reason = f"{role.agent} model call failed: {error}" + (f" ({detail})" if detail else "")
+        return _End(_ERROR_STATUS.get(error, Status.EXECUTION_ERROR), reason, done, turn)
+
+    async def _run_agent(
+        self,
+        ctx: AgentContext,
+        plan: ArchitecturePlan,
+        traj: Trajectory,
+        role: Role,
+        instruction: str,
+        notes: set[str],
+        start: int = 0,
+    ) -> _End:
+        """Replay one agent's turns from ``start`` (a fresh history: system + instruction)."""
+        turns = traj.turns
+        if not turns:
+            return _End(None, "answered (empty trajectory)")
+        # A resumed agent starts a fresh history: its first turn reads the instruction.
+        sequence = [(i, turns[i], turns[i].prompt_tokens_added) for i in range(start, len(turns))]
+        if start > 0 and sequence:
+            sequence[0] = (start, turns[start], turns[0].prompt_tokens_added)
+        messages: list[dict[str, Any]] = []
+        pending: list[_Pending] = []
+        target = traj.system_prompt_tokens
+        last_content = ""
+        last_end = time.monotonic()
+        done = 0
+        for n, (index, turn, added) in enumerate(sequence):
+            if ctx.remaining_s() <= 0:
+                return _End(Status.TIMEOUT, "task deadline passed", done, index)
+            await self._think(ctx, turn.think_s, last_end)
+            counter = await self._counter(ctx, turn.endpoint)
+            key = f"{ctx.task.id}:{traj.architecture}:{traj.agent}:{index}"
+            target += added
+            if n == 0:
+                messages = [
+                    await self._system_message(counter, role, traj.system_prompt_tokens),
+                    {"role": "user"},
+                ]
+                real = instruction
+            else:
+                messages.append({"role": "assistant", "content": last_content})
+                real = await self._append_results(counter, messages, pending, key)
+            await fit_last_message(counter, messages, target, real, key)
+            result = await ctx.chat(
+                role.agent,
+                turn.endpoint,
+                messages,
+                max_tokens=turn.output_tokens,
+                extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
+            )
+            done += 1
+            if result.error_class:
+                return self._model_failure(ctx, role, result, index, done)
+            last_content = result.content or ""
+            target += turn.output_tokens
+            pending = []
+            for step in turn.tools:
+                if ctx.remaining_s() <= 0:
+                    return _End(Status.TIMEOUT, "task deadline passed during the tool calls", done, index)
+                text = await self._call_tool(ctx, role, step)
+                pending.append(_Pending(f"[{step.tool} result]\n", text, step.output_tokens))
+            if turn.delegate is not None:
+                outcome = await self._delegate(ctx, plan, traj, role, turn, messages, last_content, notes)
+                if isinstance(outcome, _End):
+                    outcome.turns += done
+                    return outcome
+                text, extra_turns, last_content, history = outcome
+                done += extra_turns
+                if history is not None:  # re-delegations grew the lead's history
+                    target = history
+                pending.append(_Pending("[delegate result]\n", text, 0))
+            if turn.consult is not None:
+                consulted = await self._consult(ctx, plan, turn.consult, last_content, notes)
+                if isinstance(consulted, _End):
+                    consulted.turns += done
+                    return consulted
+                pending.append(_Pending("[consult answer]\n", consulted, 0))
+            last_end = time.monotonic()
+        return _End(None, "answered", done)
+
+    async def _append_results(
+        self, counter: TokenCounter, messages: list[dict[str, Any]], pending: list[_Pending], key: str
+    ) -> str:
+        """Add every pending result but the last as its own sized message; the last one is
+        fitted exactly by the caller. Returns the last one's real text."""
+        for i, item in enumerate(pending[:-1]):
+            content = await sized_text(
+                counter, item.real, max(1, item.tokens - MESSAGE_FRAMING_TOKENS), f"{key}:{i}"
+            )
+            messages.append({"role": "user", "content": content})
+        messages.append({"role": "user"})
+        return pending[-1].real if pending else "Continue."
+
+    async def _call_tool(self, ctx: AgentContext, role: Role, step: ToolStep) -> str:
+        from agbench.live.agents.model_agent import tool_result_text
+
+        known = {t.name for t in ctx.tools}
+        if step.tool not in known:
+            return f"error: unknown tool {step.tool!r}; available tools: {', '.join(sorted(known))}"
+        try:
+            result = await ctx.call_tool(role.agent, step.tool, dict(step.arguments))
+        except (TypeError, ValueError, KeyError) as exc:
+            return f"error: {step.tool} rejected its arguments: {exc}"
+        return tool_result_text(result)
+
+    async def _delegate(
+        self,
+        ctx: AgentContext,
+        plan: ArchitecturePlan,
+        traj: Trajectory,
+        lead: Role,
+        turn: Turn,
+        messages: list[dict[str, Any]],
+        instruction: str,
+        notes: set[str],
+    ) -> _End | tuple[str, int, str, int | None]:
+        """HCL: run the sub-trajectory; on failure the lead takes one more turn and delegates
+        again (bounded). Returns the report, the extra lead turns, the lead's last reply and
+        the size of the lead's history after them (None: no extra turn); or how it ended."""
+        sub = turn.delegate
+        assert sub is not None and plan.helper is not None
+        progress = 0
+        extra_turns = 0
+        history: int | None = None
+        for attempt in range(self.max_redelegations + 1):
+            ended: list[_End] = []
+
+            async def run_sub(
+                c: AgentContext, role: Role, text: str, start: int = progress, sink: list[_End] = ended
+            ) -> SubAgentReport:
+                end = await self._run_agent(c, plan, sub, role, text, notes, start=start)
+                sink.append(end)
+                if end.status is None:
+                    return SubAgentReport(sub.answer, ok=True)
+                if end.status is Status.TIMEOUT:
+                    return SubAgentReport("", ok=False, reason="the task deadline passed")
+                return SubAgentReport("", ok=False, reason=end.reason)
+
+            text = instruction.strip() or "Carry out the next steps of the task and report."
+            report = await delegate(ctx, plan, text, run_sub)
+            end = ended[0] if ended else _End(Status.EXECUTION_ERROR, "delegation did not run")
+            if end.status is None:
+                return report, extra_turns, instruction, history
+            if end.status is Status.TIMEOUT or ctx.remaining_s() <= 0:
+                return _End(Status.TIMEOUT, "task deadline passed during a delegation", extra_turns)
+            if attempt == self.max_redelegations:
+                break
+            progress = end.failed_turn if end.failed_turn is not None else progress
+            # The lead reads the generic failure and writes a new delegation.
+            counter = await self._counter(ctx, turn.endpoint)
+            messages.append({"role": "assistant", "content": instruction})
+            messages.append({"role": "user", "content": "[delegate result]\n" + report})
+            prompt = await counter.count_prompt(messages)
+            result = await ctx.chat(
+                lead.agent,
+                turn.endpoint,
+                messages,
+                max_tokens=turn.output_tokens,
+                extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
+            )
+            extra_turns += 1
+            if result.error_class:
+                return self._model_failure(ctx, lead, result, -1, extra_turns)
+            instruction = result.content or ""
+            history = prompt + turn.output_tokens  # the lead's history now holds this much
+        return _End(
+            None,
+            f"delegation failed {self.max_redelegations + 1} time(s); the lead gave up",
+            extra_turns,
+            gave_up=True,
+        )
+
+    async def _consult(
+        self, ctx: AgentContext, plan: ArchitecturePlan, consult: Turn, question: str, notes: set[str]
+    ) -> str | _End:
+        """HLL: one cloud turn sized as recorded; its failure is reported to the lead."""
+        assert plan.helper is not None
+        helper = plan.helper
+        question = question.strip() or "What should I do next?"
+        t_start = time.time()
+        counter = await self._counter(ctx, consult.endpoint)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": helper.system_prompt},
+            {"role": "user"},
+        ]
+        await fit_last_message(
+            counter, messages, consult.prompt_tokens_added, question, f"{ctx.task.id}:consult:{t_start}"
+        )
+        result = await ctx.chat(
+            helper.agent,
+            consult.endpoint,
+            messages,
+            max_tokens=consult.output_tokens,
+            extra_body=self._extra_body(ctx, counter, consult.endpoint, notes),
+        )
+        error = str(result.error_class or "")
+        text = (result.content or "").strip() if not error else f"The consultation failed ({error})."
+        ctx.record_message(
+            "consult", plan.lead.agent, helper.agent, t_start, time.time(), question, text, not error
+        )
+        if error == "timeout" and ctx.remaining_s() <= 0:
+            return _End(Status.TIMEOUT, "task deadline passed during a consultation")
+        return text
+
+
+__all__ = ["MAX_REDELEGATIONS", "ReplayAgent"]

@@ -1,0 +1,42 @@
+import re
+import zipfile
+import xml.etree.ElementTree as ET
+
+NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
+
+
+def read_xlsx(path):
+    """{sheet name: rows as lists of str/float} with the standard library only."""
+    zf = zipfile.ZipFile(path)
+    strings = [si.findtext("m:t", "", NS) for si in ET.fromstring(zf.read("xl/sharedStrings.xml")).findall("m:si", NS)]
+    wb = ET.fromstring(zf.read("xl/workbook.xml"))
+    out = {}
+    for i, sheet in enumerate(wb.find("m:sheets", NS), 1):
+        root = ET.fromstring(zf.read(f"xl/worksheets/sheet{i}.xml"))
+        rows = []
+        for row in root.iter("{" + NS["m"] + "}row"):
+            cells = []
+            for c in row.findall("m:c", NS):
+                col = re.match(r"[A-Z]+", c.get("r")).group(0)
+                idx = sum((ord(ch) - 64) * 26**k for k, ch in enumerate(reversed(col))) - 1
+                while len(cells) < idx:
+                    cells.append(None)
+                v = c.findtext("m:v", None, NS)
+                cells.append(strings[int(v)] if c.get("t") == "s" else float(v))
+            rows.append(cells)
+        out[sheet.get("name")] = rows
+    return out
+
+
+book = read_xlsx("budget_q1_2024.xlsx")
+budget = {r[0]: r[4] for r in book["Budget"][1:]}
+actual = {r[0]: r[4] for r in book["Actuals"][1:]}
+over = []
+for dept, b in budget.items():
+    a = actual[dept]
+    if a > b * 1.1:
+        over.append((dept, int(b), int(a), (a - b) / b * 100))
+over.sort(key=lambda x: -x[3])
+lines = ["department,budget,actual,overrun_pct"] + [f"{d},{b},{a},{p:.1f}" for d, b, a, p in over]
+open("variance.csv", "w").write("\n".join(lines) + "\n")
+print(over[0][0])

@@ -1,0 +1,18 @@
+import json, re, sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+ANSWER = HERE / "answer.txt"
+ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+
+
+def finish(ok, reason):
+    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
+    sys.exit(0)
+
+
+want = float(json.loads((HERE / "expected.json").read_text())["travel"])
+nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
+if not any(abs(n - want) < 0.006 for n in nums):
+    finish(False, f"answer lacks {want:.2f}")
+finish(True, f"travel total {want:.2f}")

@@ -1,0 +1,121 @@
+"""Server and resource samplers: parsing, and sampling a real llama-server under load."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from agbench.config import ServerSettings
+from agbench.live.monitors import ResourceSampler, ServerSampler, parse_prometheus
+from agbench.live.monitors.server_sampler import slot_state
+from agbench.live.providers import ChatClient
+from agbench.live.serving import ManagedServer
+from agbench.records import ResourceSample, ServerSample
+
+VLLM_METRICS = """\
+# HELP vllm:num_requests_running Number of requests in model execution batches.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{model_name="qwen",engine="0"} 3.0
+vllm:num_requests_waiting{model_name="qwen",engine="0"} 2.0
+vllm:kv_cache_usage_perc{model_name="qwen",engine="0"} 0.25
+vllm:prompt_tokens_total{model_name="qwen",engine="0"} 1200.0
+vllm:generation_tokens_total{model_name="qwen",engine="0"} 300.0
+vllm:prefix_cache_hits_total{model_name="qwen",engine="0"} 800.0
+"""
+
+
+def test_prometheus_parsing_sums_label_sets() -> None:
+    metrics = parse_prometheus(VLLM_METRICS + 'vllm:num_requests_running{engine="1"} 1 1700000000\n')
+    assert metrics["vllm:num_requests_running"] == 4.0
+    assert metrics["vllm:kv_cache_usage_perc"] == 0.25
+    assert parse_prometheus("# only comments\n\ngarbage line here\n") == {}
+
+
+def test_vllm_metrics_fill_a_sample() -> None:
+    sampler = ServerSampler("http://unused", lambda s: None, kv_total=4000, server="local")
+    sample = ServerSample("r", "d", "LO", 1, "local", 0.0)
+    sampler._fill_vllm(sample, parse_prometheus(VLLM_METRICS))
+    sampler.stop()
+    assert (sample.requests_processing, sample.requests_waiting) == (3, 2)
+    assert (sample.kv_used, sample.kv_total) == (1000, 4000)
+    assert sample.prompt_tokens_cached_total == 800 and sample.generated_tokens_total == 300
+
+
+def test_slot_state_counts_busy_slots_tokens() -> None:
+    slots = [
+        {"id": 0, "n_ctx": 512, "is_processing": True, "n_prompt_tokens": 100, "next_token": [{"n_decoded": 20}]},
+        {"id": 1, "n_ctx": 512, "is_processing": False, "n_prompt_tokens": 300},
+    ]
+    assert slot_state(slots) == (1, 2, 120, 1024)
+    assert slot_state({"error": "x"}) == (0, 0, 0, 0)
+
+
+def test_sampler_survives_an_unreachable_server() -> None:
+    got: list[ServerSample] = []
+    sampler = ServerSampler("http://127.0.0.1:9", got.append, interval_s=0.05)
+    sampler.start()
+    deadline = time.monotonic() + 5
+    while sampler.errors < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sampler.stop()
+    assert sampler.errors >= 2 and got == []
+
+
+def test_resource_sampler_produces_samples() -> None:
+    got: list[ResourceSample] = []
+    done = threading.Event()
+
+    def write(sample: ResourceSample) -> None:
+        got.append(sample)
+        if len(got) >= 3:
+            done.set()
+
+    sampler = ResourceSampler(write, interval_s=0.05, run_id="r", device="d", architecture="LO", concurrency=1)
+    sampler.start()
+    done.wait(10)
+    sampler.stop()
+    assert len(got) >= 3
+    s = got[-1]
+    assert s.run_id == "r" and 0 <= s.cpu_percent <= 100
+    assert 0 < s.mem_used_bytes < s.mem_total_bytes
+    assert s.net_recv_bytes >= got[0].net_recv_bytes
+    assert (s.gpu_util_percent is None) == (not sampler.has_gpu)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ManagedServer]:
+    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
+        yield s
+
+
+@pytest.mark.server
+def test_server_samples_follow_real_load(server: ManagedServer) -> None:
+    got: list[ServerSample] = []
+    sampler = ServerSampler(server.url, got.append, interval_s=0.1, run_id="r", device="d", concurrency=2)
+
+    async def load() -> None:
+        async with ChatClient(server.url, "smollm2-135m") as client:
+            prompt = [{"role": "user", "content": "Count slowly: " + "one two " * 40}]
+            await asyncio.gather(
+                *[client.chat(prompt, max_tokens=120, extra_body={"ignore_eos": True}) for _ in range(2)]
+            )
+
+    sampler.start()
+    try:
+        asyncio.run(load())
+        time.sleep(0.3)  # one more sample after the load
+    finally:
+        sampler.stop()
+    assert sampler.errors == 0 and len(got) >= 3
+    assert all(s.slots_total == 2 and s.kv_total == 1024 for s in got)
+    busy = [s for s in got if s.slots_busy > 0]
+    assert busy, "no sample saw a busy slot"
+    assert max(s.kv_used for s in busy) > 80
+    assert got[-1].generated_tokens_total >= 240
+    assert got[-1].prompt_tokens_total >= got[0].prompt_tokens_total + 80
+    assert got[-1].slots_busy == 0
+    assert sampler.cpu_fraction < 1.0  # a sanity bound only; bench/monitor_cost.py measures it

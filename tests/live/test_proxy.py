@@ -1,0 +1,195 @@
+"""The recording proxy: routing, streaming passthrough, key handling, redaction, exposures,
+error classes; against a scripted fake upstream and the real llama-server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agbench.config import PriceTable, ServerSettings
+from agbench.live.providers import ChatClient, ChatResult
+from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse, sse_answer
+from agbench.live.proxy import AttemptContext, CallRecord, RecordingProxy, Upstream
+from agbench.live.secrets import Redactor
+from agbench.live.serving import ManagedServer
+
+KEY = "sk-cloudkey-0123456789abcdefXYZ"
+CONTEXT = AttemptContext("run1", "dev", "HLL", 2, "office/t1", 0, ("Jane Roe", "4111-1111-1111-1111"))
+
+
+def run_through_proxy(
+    script: list[FakeResponse], raw_log: Path, requests: list[dict[str, Any]], endpoint: str = "cloud"
+) -> tuple[list[ChatResult], list[CallRecord], FakeOpenAIServer, list[Any]]:
+    async def go() -> tuple[list[ChatResult], list[CallRecord], FakeOpenAIServer, list[Any]]:
+        records: list[CallRecord] = []
+        async with FakeOpenAIServer(script) as fake:
+            upstream = Upstream(fake.url, endpoint=endpoint, api_key=KEY, model="deepseek-x", prices=PriceTable())
+            async with RecordingProxy({"cloud": upstream}, raw_log, records.append) as proxy:
+                token = proxy.register_attempt(CONTEXT)
+                base = proxy.base_url("cloud", token, agent="lead")
+                results = []
+                async with ChatClient(base, "agent-says-this", api_key="agent-dummy-key", max_retries=0) as client:
+                    for req in requests:
+                        results.append(await client.chat(**req))
+                async with httpx.AsyncClient() as h:
+                    extra = [
+                        await h.get(base + "/models"),
+                        await h.post(proxy.url + "/u/cloud/a/not-a-token/v1/chat/completions", json={}),
+                        await h.get(proxy.url + "/health"),
+                    ]
+                return results, records, fake, extra
+
+    return asyncio.run(go())
+
+
+def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> None:
+    raw = tmp_path / "raw_responses.jsonl"
+    script = [FakeResponse(events=sse_answer("hello from the cloud")), FakeResponse(body={"data": [{"id": "m"}]})]
+    messages = [
+        {"role": "user", "content": "Write to Jane  roe about the invoice."},
+        {"role": "tool", "content": f"card 4111-1111-1111-1111, api key {KEY}"},
+    ]
+    results, records, fake, extra = run_through_proxy(script, raw, [{"messages": messages}])
+    (result,) = results
+    assert result.ok and result.content == "hello from the cloud"
+    # Upstream got the proxy's key and model, never the agent's key.
+    headers, body = fake.requests[0]
+    assert headers["authorization"] == f"Bearer {KEY}"
+    assert body["model"] == "deepseek-x" and body["stream_options"] == {"include_usage": True}
+    assert "agent-dummy-key" not in json.dumps(fake.requests)
+    # One record, attributed, measured, priced, with each sensitive item once.
+    (record,) = records
+    assert (record.upstream, record.endpoint, record.agent) == ("cloud", "cloud", "lead")
+    rows = record.model_calls()
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row.task, row.attempt, row.architecture, row.concurrency, row.agent) == ("office/t1", 0, "HLL", 2, "lead")
+    assert row.completion_tokens == 4 and row.ttft_s is not None and row.ttft_s <= row.total_s
+    assert row.cost_usd > 0 and row.request_id == result.request_id
+    assert sorted((e.item, e.where) for e in record.exposures) == [
+        ("4111-1111-1111-1111", "tool_output"),
+        ("Jane Roe", "instruction"),
+    ]
+    # Plain routes relay; unknown attempts are refused; health answers.
+    models, unknown, health = extra
+    assert models.status_code == 200 and models.json()["data"][0]["id"] == "m"
+    assert unknown.status_code == 404 and health.status_code == 200
+    # The raw log has the call but no key anywhere.
+    text = raw.read_text()
+    assert KEY not in text and "agent-dummy-key" not in text
+    (line,) = [json.loads(x) for x in text.splitlines()]
+    assert line["task"] == "office/t1" and line["response"]["status"] == 200
+    assert line["request"]["headers"]["Authorization"] == "[REDACTED]"
+    assert "[REDACTED]" in json.dumps(line["request"]["body"])  # the key the tool printed, too
+
+
+def test_local_upstream_records_no_exposures(tmp_path: Path) -> None:
+    script = [FakeResponse(events=sse_answer("ok"))]
+    _, records, _, _ = run_through_proxy(
+        script, tmp_path / "raw.jsonl", [{"messages": [{"role": "user", "content": "Jane Roe"}]}], endpoint="local"
+    )
+    assert records[0].exposures == [] and records[0].endpoint == "local"
+
+
+def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
+    script = [
+        FakeResponse(status=429, headers={"Retry-After": "7"}, body={"error": {"message": "slow"}}),
+        FakeResponse(status=400, body={"error": {"type": "exceed_context_size_error"}}),
+        FakeResponse(events=[{"choices": [{"delta": {"content": "x"}}]}, "{oops"], done=True),
+        FakeResponse(events=[{"choices": [{"delta": {"content": "cut"}}]}], done=False),
+        FakeResponse(
+            events=[{"error": {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}}],
+            done=False,
+        ),
+    ]
+    msgs = {"messages": [{"role": "user", "content": "hi"}]}
+    results, records, _, _ = run_through_proxy(script, tmp_path / "raw.jsonl", [msgs] * 5)
+    seen_by_agent = [(r.error_class, r.status_code) for r in results]
+    seen_by_proxy = [(r.result.error_class, r.result.status_code) for r in records]
+    expected = [
+        ("rate_limited", 429),
+        ("context_limit", 400),
+        ("bad_response", 200),
+        ("bad_response", 200),
+        ("context_limit", 200),
+    ]
+    assert seen_by_agent == expected and seen_by_proxy == expected
+    assert records[0].result.attempts[0].retry_after_s == 7.0
+    assert all(r.cost_usd == 0 for r in records)  # failed calls are not priced
+
+
+def test_unreachable_upstream_is_a_connection_error(tmp_path: Path) -> None:
+    async def go() -> tuple[ChatResult, list[CallRecord]]:
+        records: list[CallRecord] = []
+        async with RecordingProxy(tmp_path / "raw.jsonl", on_call=records.append) as proxy:
+            proxy.set_upstream("local", "http://127.0.0.1:9")  # nothing listens on the discard port
+            url = proxy.route_url("local", run_id="r", config="dev|LO|1", task="t", attempt=0)
+            async with ChatClient(url, "m", max_retries=0) as client:
+                return await client.chat([{"role": "user", "content": "hi"}]), records
+
+    result, records = asyncio.run(go())
+    assert result.status_code == 502 and result.error_class == "server_error"  # as the agent sees it
+    assert records[0].result.error_class == "connection"  # as the trace records it
+
+
+def test_redactor_catches_keys_by_name_value_and_shape() -> None:
+    r = Redactor(["my-own-secret-value"], include_env=False)
+    out = r.data(
+        {
+            "Authorization": "Bearer abcdef123456",
+            "note": "my-own-secret-value leaked; url https://x/y?api_key=zzz&q=1; Bearer tok_987654321",
+            "nested": [{"x-api-key": "k"}, "sk-abcdefghijklmnop12345"],
+        }
+    )
+    text = json.dumps(out)
+    for secret in ("abcdef123456", "my-own-secret-value", "zzz", "tok_987654321", "sk-abcdefghijklmnop12345"):
+        assert secret not in text
+    assert out["nested"][0]["x-api-key"] == "[REDACTED]" and "q=1" in out["note"]
+
+
+# --- the real llama-server ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ManagedServer]:
+    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
+        yield s
+
+
+@pytest.mark.server
+def test_real_server_through_proxy_matches_direct(server: ManagedServer, tmp_path: Path) -> None:
+    messages = [{"role": "user", "content": "Say the word blue."}]
+    greedy = {"temperature": 0.0, "seed": 1}
+
+    async def go() -> tuple[ChatResult, ChatResult, list[CallRecord], int]:
+        records: list[CallRecord] = []
+        async with RecordingProxy({"local": Upstream(server.url)}, tmp_path / "raw.jsonl", records.append) as proxy:
+            token = proxy.register_attempt(CONTEXT)
+            async with ChatClient(server.url, "smollm2-135m") as direct_client:
+                direct = await direct_client.chat(messages, max_tokens=12, extra_body=greedy)
+            async with ChatClient(proxy.base_url("local", token), "smollm2-135m") as proxied_client:
+                proxied = await proxied_client.chat(messages, max_tokens=12, extra_body=greedy)
+                # A client that does not stream gets a whole JSON answer through the proxy too.
+                async with httpx.AsyncClient() as h:
+                    plain = await h.post(
+                        proxy.base_url("local", token) + "/chat/completions",
+                        json={"messages": messages, "max_tokens": 4},
+                    )
+            return direct, proxied, records, plain.status_code
+
+    direct, proxied, records, plain_status = asyncio.run(go())
+    assert direct.ok and proxied.ok and plain_status == 200
+    assert proxied.content == direct.content
+    assert proxied.completion_tokens == direct.completion_tokens
+    first = records[0].result
+    assert first.ok and first.content == proxied.content
+    assert first.prompt_tokens == proxied.prompt_tokens and first.cached_tokens == proxied.cached_tokens
+    assert first.prompt_ms is not None and first.ttft_s is not None and first.ttft_s <= first.total_s
+    assert records[1].result.ok and records[1].result.completion_tokens > 0
+    assert len((tmp_path / "raw.jsonl").read_text().splitlines()) == 2

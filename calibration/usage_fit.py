@@ -77,7 +77,7 @@ def fit_behaviour(
         out["exposure_p"] = exposure
     stats: dict[str, Any] = {}
     for key, group in runs.groupby(["architecture", "category"]):
-        arch_name, category = key  # type: ignore[misc]
+        arch_name, category = key
         stats[f"{arch_name}/{category}"] = {
             "tasks": len(group),
             "model_calls_mean": float(group["model_calls"].mean()),

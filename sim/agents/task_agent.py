@@ -372,7 +372,7 @@ class TaskAgent:
             report = sub.turns[-1].output_tokens if sub.turns else 0
             instruction = sub.turns[0].prompt_tokens_added if sub.turns else 0
             self._message(st, "delegate", "cloud", "local-sub", t0, instruction, report, outcome == OK)
-            if outcome == OK or outcome == DEADLINE:
+            if outcome in (OK, DEADLINE):
                 return outcome
             failures += 1  # the lead sees a generic tool failure
             if not redelegates(st.rng, self.w.profile.behaviour, failures):

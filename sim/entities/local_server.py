@@ -62,7 +62,7 @@ class LocalRequest:
 
     @property
     def completion_tokens(self) -> int:
-        return int(round(self.generated))
+        return round(self.generated)
 
 
 SampleHook = Callable[["LocalServer"], None]

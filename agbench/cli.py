@@ -240,9 +240,10 @@ def trajectories_synth(
 ) -> None:
     """Trajectories for our suite from oracles + token profiles."""
     from agbench.live.trajectories import synthesize
-    from agbench.task import load_suite, select_tasks
+    from agbench.task import load_suite, seeded_order, select_tasks
 
-    selected = select_tasks(load_suite(), list(task_ids) or None, limit)
+    # The same seeded order and --limit as `agbench sweep`, so both pick the same tasks.
+    selected = select_tasks(seeded_order(load_suite(), seed), list(task_ids) or None, limit)
     result = synthesize(selected, profile, backend=backend, seed=seed)
     result.save(output)
     click.echo(f"{len(result.trajectories)} trajectories -> {output}")

@@ -14,10 +14,12 @@ the final answer on stdout.
 from __future__ import annotations
 
 import os
+import random
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agbench.errors import AgbenchError
 
@@ -35,6 +37,8 @@ DIFFICULTIES = ("easy", "medium", "hard")
 RESOURCES = ("cpu", "memory", "storage", "network")
 SENSITIVE_KINDS = ("personal_identifier", "credential", "personal_record", "business_confidential")
 DEFAULT_TIME_LIMIT_S = 7200.0
+
+T = TypeVar("T")
 
 
 class ManifestError(AgbenchError):
@@ -193,3 +197,16 @@ def select_tasks(tasks: list[Task], ids: list[str] | None = None, limit: int | N
             raise AgbenchError("--limit must be at least 1")
         tasks = tasks[:limit]
     return tasks
+
+
+def seeded_order(items: Sequence[T], seed: int) -> list[T]:
+    """The suite order for a seed: identical in every configuration, live or simulated.
+
+    The paper runs tasks in one fixed random order across configurations; the live runner, the
+    simulator and trajectory synthesis all take their order (and ``--limit``'s first N) from
+    here, given items sorted by task id, so a limited sweep and its trajectories pick the same
+    tasks.
+    """
+    order = list(items)
+    random.Random(seed).shuffle(order)
+    return order

@@ -6,5 +6,6 @@ as each live run and writes ``validation.json`` with per-metric errors.
 """
 
 from agbench.calibration.calibrate import calibrate, fit_profile
+from agbench.calibration.validation import validate
 
-__all__ = ["calibrate", "fit_profile"]
+__all__ = ["calibrate", "fit_profile", "validate"]

@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
-from agbench.live.architectures import plan_for, prompt_texts
-
 from agbench.config import AgentKind, Architecture, CloudSettings, Configuration, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
+from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
+from agbench.live.architectures import plan_for, prompt_texts
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import AttemptKey, RunStore, copy_to_latest
@@ -171,7 +170,6 @@ def make_agent(options: SweepOptions) -> Agent:
 
         return NullAgent()
     from agbench.live.replay import ReplayAgent
-
     from agbench.trajectory import TrajectorySet
 
     if options.trajectories is None:

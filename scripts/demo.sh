@@ -29,7 +29,7 @@ step "4/5 calibrating the simulator on the replay sweep"
 "$AGBENCH" calibrate "$OUT/live-replay" -o "$OUT/profile.toml"
 
 step "5/5 simulating the calibrated device up to C=16 and writing the side-by-side report"
-"$AGBENCH" sim --scenario this-machine --profile "$OUT/profile.toml" --trajectories "$OUT/trajectories.jsonl" \
+"$AGBENCH" sim --scenario this-machine-smollm2 --profile "$OUT/profile.toml" --trajectories "$OUT/trajectories.jsonl" \
   --archs LO,CO,HCL,HLL --concurrency 1,2,4,8,16 --out "$OUT/sim"
 "$AGBENCH" report "$OUT/live-replay" "$OUT/live-model" "$OUT/sim" --out "$OUT/comparison" >/dev/null
 

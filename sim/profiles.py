@@ -189,7 +189,7 @@ class Profile:
     fit: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
+        return dict(to_plain(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "profile") -> Profile:

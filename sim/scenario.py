@@ -100,7 +100,7 @@ def _read_with_includes(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, An
     merged: dict[str, Any] = {}
     for inc in data.get("scenario", {}).get("include", []):
         merged = deep_merge(merged, _read_with_includes(path.parent / inc, (*seen, path.resolve())))
-    return deep_merge(merged, data)
+    return dict(deep_merge(merged, data))
 
 
 def load_scenario(name_or_path: str | Path) -> Scenario:

@@ -57,7 +57,7 @@ def run_jobs(jobs: Sequence[SimJob], *, workers: int = 1, ray: str | None = None
 
 def _run_on_ray(jobs: Sequence[SimJob], address: str) -> list[SimResult]:
     try:
-        import ray as ray_mod  # type: ignore[import-not-found]
+        import ray as ray_mod
     except ImportError:
         raise AgbenchError(
             "--ray needs Ray: pip install 'agbench[ray]' (or drop --ray to use local processes)"

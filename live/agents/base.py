@@ -25,11 +25,10 @@ from agbench.status import Status
 from agbench.task import Task
 
 if TYPE_CHECKING:
+    from agbench.journal import JournalWriter
     from agbench.live.providers import ChatResult
     from agbench.live.sandbox import Sandbox
     from agbench.live.tools import Tool, ToolResult
-
-    from agbench.journal import JournalWriter
 
 T = TypeVar("T")
 BackendFactory = Callable[[str, str], "ChatBackend"]  # (agent, endpoint) -> backend
@@ -142,6 +141,7 @@ class AttemptRecorder:
         self.tally = AttemptTally()
         self.model_call_rows: list[ModelCall] = []
         self.closed = False
+        self.cancelled_requests: set[str] = set()
 
     def _ids(self) -> dict[str, Any]:
         return {
@@ -166,7 +166,28 @@ class AttemptRecorder:
         if self.writer is not None:
             self.writer.close()
 
+    def cancelled_call(
+        self, agent: str, endpoint: str, call_id: str, request_id: str, t_start: float, waited_s: float
+    ) -> None:
+        """A model request abandoned mid-flight (deadline or stop), recorded as a timeout."""
+        self.cancelled_requests.add(request_id)
+        self.model_call(
+            ModelCall(
+                **self._ids(),
+                agent=agent,
+                endpoint=endpoint,
+                call_id=call_id,
+                t_start=t_start,
+                total_s=waited_s,
+                error_class="timeout",
+                request_id=request_id,
+                finish_reason="cancelled",
+            )
+        )
+
     def model_call(self, row: ModelCall) -> None:
+        if row.request_id and row.request_id in self.cancelled_requests and row.finish_reason != "cancelled":
+            return  # the proxy's late row for a call already recorded as cut off
         t = self.tally
         t.model_calls += 1
         t.prompt_tokens += row.prompt_tokens
@@ -274,9 +295,22 @@ class AgentContext:
             raise ValueError(f"no {endpoint!r} endpoint in architecture {self.architecture.value}")
         backend = self._backend_for(agent, endpoint)
         call_id = uuid.uuid4().hex[:16]
+        request_id = uuid.uuid4().hex
+        t_wall = time.time()
         t0 = time.monotonic()
         try:
-            result = await backend.chat(messages, tools=tools, max_tokens=max_tokens, extra_body=extra_body)
+            result = await backend.chat(
+                messages,
+                tools=tools,
+                max_tokens=max_tokens,
+                extra_body=extra_body,
+                headers={"X-Request-ID": request_id},
+            )
+        except asyncio.CancelledError:
+            # The task's deadline (or a stop) cut the request off: the trace still gets the
+            # call, as a timeout, and any late row the proxy writes for it is dropped.
+            self._recorder.cancelled_call(agent, endpoint, call_id, request_id, t_wall, time.monotonic() - t0)
+            raise
         finally:
             self._recorder.breakdown.add_model(endpoint, time.monotonic() - t0)
         _normalise_proxy_errors(result)

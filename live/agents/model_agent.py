@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agbench.config import AgentKind
 from agbench.live.agents.base import AgentContext, AgentOutcome
 from agbench.live.architectures import (
     ArchitecturePlan,
@@ -32,8 +33,6 @@ from agbench.live.architectures import (
     delegate,
     plan_for,
 )
-
-from agbench.config import AgentKind
 from agbench.status import Status
 
 #: Cap on one model turn's output when the run sets none (the paper's local cap is 8,192).

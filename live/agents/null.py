@@ -6,9 +6,8 @@ checks too little (``agbench tasks check`` relies on this).
 
 from __future__ import annotations
 
-from agbench.live.agents.base import AgentContext, AgentOutcome
-
 from agbench.config import AgentKind
+from agbench.live.agents.base import AgentContext, AgentOutcome
 
 
 class NullAgent:

@@ -7,10 +7,9 @@ recorded as one tool call named ``oracle`` so the time breakdown shows where the
 
 from __future__ import annotations
 
+from agbench.config import AgentKind
 from agbench.live.agents.base import AgentContext, AgentOutcome
 from agbench.live.architectures import plan_for
-
-from agbench.config import AgentKind
 
 ORACLE_TOOL = "oracle"
 

@@ -22,18 +22,18 @@ from agbench.sim.profiles import BehaviourProfile
 
 def stops_on_local_context_error(arch: str, behaviour: BehaviourProfile) -> bool:
     if arch == "LO":
-        return behaviour.lo_stop_on_context_error
+        return bool(behaviour.lo_stop_on_context_error)
     if arch == "HLL":
-        return behaviour.hll_stop_on_context_error
+        return bool(behaviour.hll_stop_on_context_error)
     return True
 
 
 def redelegates(rng: random.Random, behaviour: BehaviourProfile, failures_so_far: int) -> bool:
-    return failures_so_far < behaviour.hcl_redelegate_max and rng.random() < behaviour.hcl_redelegate_p
+    return bool(failures_so_far < behaviour.hcl_redelegate_max and rng.random() < behaviour.hcl_redelegate_p)
 
 
 def hll_hands_over_to_cloud(rng: random.Random, behaviour: BehaviourProfile) -> bool:
-    return rng.random() < behaviour.hll_consult_on_context_error_p
+    return bool(rng.random() < behaviour.hll_consult_on_context_error_p)
 
 
 __all__ = ["hll_hands_over_to_cloud", "redelegates", "stops_on_local_context_error"]

@@ -89,9 +89,14 @@ class TaskAgent:
     def _sleep(self, st: TaskState, seconds: float) -> simpy.Event:
         ev = self.w.env.event()
         timer = self.w.env.timeout(seconds)
-        timer.callbacks.append(lambda _e: None if ev.triggered else ev.succeed())
+        timer.callbacks.append(lambda _e: self._fire(ev))
         st.current = ("sleep", None, ev)
         return ev
+
+    @staticmethod
+    def _fire(ev: simpy.Event) -> None:
+        if not ev.triggered:
+            ev.succeed()
 
     def _expire(self, st: TaskState) -> None:
         if st.finished or st.current is None:

@@ -42,7 +42,7 @@ class CloudAPI:
             cached = sys_tokens
         cached = min(cached, prompt_tokens)
         block = max(1, p.cache_block_tokens)
-        return (cached // block) * block
+        return int((cached // block) * block)
 
     def call(
         self,

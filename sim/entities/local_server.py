@@ -226,7 +226,7 @@ class LocalServer:
         threads = float(self.settings.threads)
         share = min(1.0, allocated / threads) if threads > 0 else 1.0
         # threads spin at barriers when they do not all get a core: worse than proportional
-        return share * (1.0 - (1.0 - self.settings.oversubscribed_efficiency) * (1.0 - share))
+        return float(share * (1.0 - (1.0 - self.settings.oversubscribed_efficiency) * (1.0 - share)))
 
     def _on_cpu_share(self, allocated: float) -> None:
         self._advance()

@@ -19,12 +19,12 @@ def resolve_rates(profile: Profile) -> ServerRates:
 
 def alone_decode_tok_s(rates: ServerRates, ctx: float = 0.0) -> float:
     """Generated tokens/s of one sequence alone: what a single-user benchmark reports."""
-    return rates.spec_tokens_per_step / rates.decode_step(1, ctx)
+    return float(rates.spec_tokens_per_step / rates.decode_step(1, ctx))
 
 
 def total_decode_tok_s(rates: ServerRates, batch: int, ctx_each: float = 0.0) -> float:
     """Generated tokens/s of ``batch`` sequences together."""
-    return batch * rates.spec_tokens_per_step / rates.decode_step(batch, batch * ctx_each)
+    return float(batch * rates.spec_tokens_per_step / rates.decode_step(batch, batch * ctx_each))
 
 
 __all__ = ["alone_decode_tok_s", "resolve_rates", "total_decode_tok_s"]

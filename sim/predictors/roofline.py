@@ -27,7 +27,7 @@ class Roofline:
 
     # ---- memory --------------------------------------------------------------------------
     def weight_gb(self) -> float:
-        return self.model.weight_bytes / GB
+        return float(self.model.weight_bytes / GB)
 
     def kv_capacity_tokens(self) -> int:
         """KV cells that fit: (memory - weights - overhead) / bytes per token."""
@@ -36,16 +36,16 @@ class Roofline:
 
     # ---- rates ---------------------------------------------------------------------------
     def _bandwidth(self) -> float:
-        return self.device.bandwidth_gb_s * GB * self.device.bandwidth_efficiency
+        return float(self.device.bandwidth_gb_s * GB * self.device.bandwidth_efficiency)
 
     def _flops(self) -> float:
-        return self.device.compute_tflops * 1e12 * self.device.compute_efficiency
+        return float(self.device.compute_tflops * 1e12 * self.device.compute_efficiency)
 
     def spec_tokens_per_step(self) -> float:
         """Expected tokens per step with k drafts each accepted with probability a: sum a^i."""
         k, a = self.server.spec_draft_max, self.server.spec_acceptance
         expected = sum(a**i for i in range(k + 1))
-        return expected / (1.0 + self.server.spec_step_overhead)
+        return float(expected / (1.0 + self.server.spec_step_overhead))
 
     def rates(self) -> ServerRates:
         params = self.model.params_b * 1e9

@@ -98,6 +98,8 @@ def wav_bytes(samples: list[int], rate: int, width: int, info: dict[str, str]) -
         else:
             w.writeframes(struct.pack(f"<{len(samples)}h", *samples))
     raw = buf.getvalue()
+    if len(raw) % 2:  # RIFF chunks are word-aligned: pad the odd-sized data chunk
+        raw += b"\x00"
     extra = info_chunk(info)
     body = raw[12:] + extra
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WAVE" + body

@@ -1,0 +1,212 @@
+"""``agbench validate``: simulate what each live run did and compare, metric by metric.
+
+For every configuration of every live run, the simulator replays the *same* trajectories on
+the *same* server settings (slots, KV pool, unified or not, per concurrency level, from the
+run's metadata) with the calibrated profile laid over the scenario, and both sides go through
+one summary code path (``agbench.metrics.summarize``). Rows at concurrency levels the profile
+was not fitted on are marked ``held_out``: those are the predictions that count.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from agbench.errors import AgbenchError
+from agbench.metrics import summarize
+from agbench.records import TABLES, arrow_schema
+from agbench.sim import Workload, load_scenario, replay_workload, simulate
+from agbench.sim.profiles import load_toml
+from agbench.store import RunStore
+from agbench.trajectory import TrajectorySet
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SCENARIO = "this-machine-smollm2"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric compared between live and simulated runs, and how to read it from a summary."""
+
+    name: str
+    path: tuple[str, ...]
+    kind: str = "relative"  # "relative": % error; "count": absolute difference matters
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("suite_wall_s", ("suite_wall_s",)),
+    Metric("mean_completion_s_common", ("mean_completion_s_common",)),
+    Metric("goodput_per_h", ("goodput_per_h",)),
+    Metric("success", ("success",), "count"),
+    Metric("context_limit", ("failures", "context_limit"), "count"),
+    Metric("ttft_p50_s", ("ttft_p50_s",)),
+    Metric("ttft_p95_s", ("ttft_p95_s",)),
+    Metric("output_tok_s_p50", ("output_tok_s_p50",)),
+    Metric("kv_peak_cells", ("kv_peak_cells",)),
+    Metric("local_model_s", ("time_breakdown_s", "local_model")),
+    Metric("cloud_model_s", ("time_breakdown_s", "cloud_model")),
+    Metric("tools_s", ("time_breakdown_s", "tools")),
+    Metric("cloud_cost_usd", ("cloud_cost_usd",)),
+)
+
+
+def _get(entry: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    value: Any = entry
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def records_to_tables(records: list[Any]) -> dict[str, pd.DataFrame]:
+    """In-memory records as the trace tables a run directory would hold."""
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    for rec in records:
+        rows[rec.TABLE].append(rec.__dict__)
+    return {
+        name: pa.Table.from_pylist(data, schema=arrow_schema(name)).to_pandas() for name, data in rows.items()
+    }
+
+
+def run_trajectories(run_dir: Path, meta: dict[str, Any]) -> TrajectorySet:
+    """The trajectory set a replay run followed (copied into the run, or named in its options)."""
+    candidates = [run_dir / "trajectories.jsonl"]
+    named = meta.get("options", {}).get("trajectories")
+    if named:
+        candidates += [Path(named), run_dir / Path(named).name]
+    for path in candidates:
+        if path.is_file():
+            return TrajectorySet.load(path)
+    raise AgbenchError(
+        f"{run_dir}: no trajectories to replay (validation needs a replay-agent run whose "
+        "trajectories.jsonl is in the run directory)"
+    )
+
+
+def simulate_run(
+    run_dir: Path, profile_path: Path, scenario: str = DEFAULT_SCENARIO, seed: int = 0
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(live summary, simulated summary) of one live run directory."""
+    store = RunStore.open(run_dir)
+    meta = store.meta()
+    live_tables = store.tables()
+    live = summarize(live_tables, meta)
+    workload = replay_workload(run_trajectories(run_dir, meta))
+    order = [t for t in meta.get("task_order", []) if any(w.task == t for w in workload.tasks)]
+    if order:
+        by_id = {t.task: t for t in workload.tasks}
+        workload.tasks = [by_id[t] for t in order]
+    records: list[Any] = []
+    servers = meta.get("local", {}).get("servers", {})
+    for entry in live["configurations"]:
+        conc = int(entry["concurrency"])
+        sc = load_scenario(scenario).with_profile(profile_path)
+        settings = servers.get(str(conc), {})
+        if settings:
+            sc.profile.server.n_ctx = int(settings.get("n_ctx", sc.profile.server.n_ctx))
+            sc.profile.server.n_parallel = int(settings.get("n_parallel", sc.profile.server.n_parallel))
+            sc.profile.server.kv_unified = bool(settings.get("kv_unified", sc.profile.server.kv_unified))
+        if meta.get("time_limit_s"):
+            sc.profile.behaviour.deadline_s = float(meta["time_limit_s"])
+        ran = {str(t) for t in live_tables["task_runs"].query("concurrency == @conc")["task"]}
+        wl = Workload(workload.kind, [t for t in workload.tasks if t.task in ran], workload.trajectories)
+        result = simulate(
+            sc.profile,
+            entry["architecture"],
+            conc,
+            seed,
+            wl,
+            device=entry["device"],
+            run_id=f"sim-{run_dir.name}",
+        )
+        records += result.records
+    sim_meta = {
+        "source": "sim",
+        "run_id": f"sim-{run_dir.name}",
+        "agent_kind": "sim-replay",
+        "cloud": meta.get("cloud", {}),
+    }
+    return live, summarize(records_to_tables(records), sim_meta)
+
+
+def compare(pairs: list[tuple[dict[str, Any], dict[str, Any]]], fit_levels: list[int]) -> dict[str, Any]:
+    """Per metric: one row per configuration (live, sim, signed % error) and the MAPE."""
+    metrics: dict[str, Any] = {}
+    for metric in METRICS:
+        rows: list[dict[str, Any]] = []
+        for live, sim in pairs:
+            sim_by_key = {(c["architecture"], c["concurrency"]): c for c in sim["configurations"]}
+            for entry in live["configurations"]:
+                key = (entry["architecture"], entry["concurrency"])
+                live_value = _get(entry, metric.path)
+                sim_value = _get(sim_by_key[key], metric.path) if key in sim_by_key else None
+                if live_value is None or sim_value is None:
+                    continue
+                error = (sim_value - live_value) / abs(live_value) * 100.0 if live_value != 0 else None
+                rows.append(
+                    {
+                        "run": live.get("run_id", ""),
+                        "architecture": key[0],
+                        "concurrency": key[1],
+                        "held_out": key[1] not in fit_levels,
+                        "live": live_value,
+                        "sim": sim_value,
+                        "error_pct": error,
+                        "abs_diff": abs(sim_value - live_value),
+                    }
+                )
+        errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
+        held = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None and r["held_out"]]
+        metrics[metric.name] = {
+            "kind": metric.kind,
+            "mape": sum(errors) / len(errors) if errors else None,
+            "mape_held_out": sum(held) / len(held) if held else None,
+            "max_abs_diff": max((r["abs_diff"] for r in rows), default=None),
+            "rows": rows,
+        }
+    return metrics
+
+
+def validate(
+    profile: Path, run_dirs: list[Path], out: Path, scenario: str = DEFAULT_SCENARIO, seed: int = 0
+) -> Path:
+    """Simulate each live run with the profile; write ``out/validation.json``."""
+    if not profile.is_file():
+        raise AgbenchError(f"profile not found: {profile}")
+    fit = load_toml(profile).get("fit", {})
+    fit_levels = [int(c) for c in fit.get("concurrency", [])]
+    pairs = [simulate_run(Path(d), profile, scenario, seed) for d in run_dirs]
+    report = {
+        "profile": str(profile),
+        "scenario": scenario,
+        "fit_concurrency": fit_levels,
+        "runs": [str(d) for d in run_dirs],
+        "metrics": compare(pairs, fit_levels),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "validation.json"
+    path.write_text(json.dumps(report, indent=1))
+    _log_table(report)
+    return path
+
+
+def _log_table(report: dict[str, Any]) -> None:
+    for name, entry in report["metrics"].items():
+        mape = entry["mape_held_out"] if entry["mape_held_out"] is not None else entry["mape"]
+        if mape is not None:
+            log.info("%-26s MAPE %6.1f%% (held-out)", name, mape)

@@ -1,0 +1,377 @@
+"""Break-out checks shared by the Docker and bubblewrap sandbox tests.
+
+Each check builds real sandboxes from a tiny task written into the test's tmp dir and tries to
+get out: reach the network or the host, read host files or the hidden verifier, exhaust memory
+or pids, outlive a timeout, or leave something running or mounted after ``destroy``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import textwrap
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from agbench.live.sandbox import MissingRequiredProgram, Sandbox, create_sandbox
+from agbench.live.verification import run_oracle, verify
+from agbench.status import Status
+from agbench.task import Task, load_task
+
+MEMORY_MB = 128
+PIDS = 64
+
+
+def write_tiny_task(root: Path, *, required: tuple[str, ...] = ("python3",), token: str = "") -> Task:
+    """A task whose oracle writes /work/out.txt and answers 42; the verifier checks both."""
+    token = token or uuid.uuid4().hex
+    root.mkdir(parents=True, exist_ok=True)
+    req = ", ".join(json.dumps(p) for p in required)
+    (root / "task.toml").write_text(
+        textwrap.dedent(
+            f"""\
+            id = "tiny-{token[:8]}"
+            category = "local_files"
+            difficulty = "easy"
+            time_limit_s = 60
+            required_programs = [{req}]
+            [limits]
+            memory_mb = {MEMORY_MB}
+            pids = {PIDS}
+            cpus = 1.0
+            [[sensitive]]
+            item = "tiny-secret-{token}"
+            kind = "credential"
+            """
+        )
+    )
+    (root / "instruction.md").write_text("Write the sum of numbers.txt to out.txt and answer it.\n")
+    env = root / "environment"
+    env.mkdir(exist_ok=True)
+    (env / "numbers.txt").write_text("20\n22\n")
+    (env / "Dockerfile").write_text("FROM scratch\n")
+    ver = root / "verifier"
+    ver.mkdir(exist_ok=True)
+    (ver / "verify.py").write_text(
+        textwrap.dedent(
+            f"""\
+            # VERIFIER-TOKEN-{token}
+            import json, pathlib
+            answer = (pathlib.Path(__file__).parent / "answer.txt").read_text().strip()
+            out = pathlib.Path("/work/out.txt")
+            ok = answer == "42" and out.is_file() and out.read_text().strip() == "42"
+            print("checking")
+            print(json.dumps({{"reward": 1.0 if ok else 0.0, "reason": "ok" if ok else "wrong"}}))
+            """
+        )
+    )
+    sol = root / "solution"
+    sol.mkdir(exist_ok=True)
+    (sol / "solve.py").write_text(
+        textwrap.dedent(
+            f"""\
+            # SOLUTION-TOKEN-{token}
+            import pathlib
+            total = sum(int(x) for x in pathlib.Path("numbers.txt").read_text().split())
+            pathlib.Path("out.txt").write_text(str(total))
+            print(total)
+            """
+        )
+    )
+    return load_task(root)
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+async def started(backend: str, task: Task, attempt: Path) -> Sandbox:
+    sandbox = create_sandbox(backend, task, attempt)
+    await sandbox.start()
+    return sandbox
+
+
+def _host_processes_with(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(proc.info.get("cmdline") or [])
+        if marker in cmdline and "pytest" not in cmdline:
+            found.append(proc)
+    return found
+
+
+def _host_mounts_with(*needles: str) -> list[str]:
+    text = Path("/proc/self/mountinfo").read_text() + Path("/proc/1/mountinfo").read_text()
+    return [line for line in text.splitlines() if any(n in line for n in needles if n)]
+
+
+# -- the checks ----------------------------------------------------------------------------------
+
+
+def check_identity_and_read_only_system(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task")
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            res = await sb.exec(["id", "-u"], timeout_s=30)
+            assert res.stdout_text.strip() == "1000"
+            status = (await sb.exec(["cat", "/proc/self/status"], timeout_s=30)).stdout_text
+            assert "CapEff:\t0000000000000000" in status
+            assert "NoNewPrivs:\t1" in status
+            for path in ("/usr/evil", "/etc/evil", "/evil", "/verifier/evil", "/solution/evil"):
+                res = await sb.exec(["sh", "-c", f"echo x > {path}"], timeout_s=30)
+                assert res.exit_code != 0, path
+            for path in ("/work/new.txt", "/tmp/new.txt"):
+                res = await sb.exec(["sh", "-c", f"echo x > {path} && cat {path}"], timeout_s=30)
+                assert res.exit_code == 0 and res.stdout_text.strip() == "x", (path, res)
+            # The environment is copied, Dockerfile excluded; the original task folder is untouched.
+            listing = (await sb.exec(["ls", "-A", "/work"], timeout_s=30)).stdout_text.split()
+            assert sorted(listing) == ["new.txt", "numbers.txt"]
+            assert not (task.environment_dir / "new.txt").exists()
+            for key in ("memory", "pids", "cpu", "network", "read_only_root", "cap_drop"):
+                assert sb.limits_enforced.get(key), (key, sb.limits_enforced)
+        finally:
+            await sb.destroy()
+
+    run(go())
+
+
+def check_no_network(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    probe = textwrap.dedent(
+        f"""\
+        import socket
+        for host, port in (("127.0.0.1", {port}), ("10.0.2.2", 80), ("1.1.1.1", 53), ("deb.debian.org", 80)):
+            try:
+                socket.create_connection((host, port), timeout=2).close()
+                print("REACHED", host)
+            except OSError as exc:
+                print("blocked", host, type(exc).__name__)
+        print(sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").readlines()[2:]))
+        """
+    )
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            res = await sb.exec(["python3", "-c", probe], timeout_s=60)
+            assert res.exit_code == 0, res
+            assert "REACHED" not in res.stdout_text, res.stdout_text
+            assert res.stdout_text.count("blocked") == 4
+            assert res.stdout_text.strip().splitlines()[-1] in ("['lo']", "[]")
+        finally:
+            await sb.destroy()
+            listener.close()
+
+    run(go())
+
+
+def check_no_host_files_or_hidden_dirs(backend: str, tmp_path: Path) -> None:
+    token = uuid.uuid4().hex
+    task = write_tiny_task(tmp_path / "task", token=token)
+    host_secret = tmp_path / "host-secret.txt"
+    host_secret.write_text(f"HOST-SECRET-{token}\n")
+    repo = Path(__file__).resolve().parents[2]
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            # Nothing of the host: not the repo, the task folder, host homes or the secret.
+            for path in (str(repo), str(task.path), str(host_secret), str(tmp_path), "/root/.cache"):
+                res = await sb.exec(["test", "-e", path], timeout_s=30)
+                assert res.exit_code != 0, f"{path} is visible inside the sandbox"
+            assert (await sb.exec(["ls", "-A", "/verifier", "/solution"], timeout_s=30)).stdout_text.split() == [
+                "/solution:",
+                "/verifier:",
+            ]
+            res = await sb.exec(
+                ["grep", "-rlsI", "--exclude-dir=proc", "--exclude-dir=sys", "--exclude-dir=dev", "-e",
+                 f"SECRET-{token}", "-e", f"VERIFIER-TOKEN-{token}", "-e", f"SOLUTION-TOKEN-{token}", "/"],
+                timeout_s=120,
+            )  # fmt: skip
+            assert res.exit_code == 1 and not res.stdout, f"found: {res.stdout_text}"
+            # A link the agent plants must not make host-side file access follow it to the host.
+            await sb.exec(["ln", "-s", str(host_secret), "/work/link"], timeout_s=30)
+            await sb.exec(["ln", "-s", "/etc/hostname", "/work/hostname"], timeout_s=30)
+            with pytest.raises(FileNotFoundError):
+                await sb.read_file("/work/link")
+            assert await sb.read_file("/work/hostname") == b"sandbox\n"
+            await sb.exec(["ln", "-s", str(tmp_path), "/work/dirlink"], timeout_s=30)
+            with pytest.raises(OSError):
+                await sb.write_file("/work/dirlink/planted.txt", b"x")
+            assert not (tmp_path / "planted.txt").exists()
+            # Only verification brings the verifier in.
+            out = await run_oracle(sb, task)
+            assert out == "42"
+            verdict = await verify(sb, task, out)
+            assert verdict.status == Status.SUCCESS, verdict
+            res = await sb.exec(["cat", "/verifier/verify.py"], timeout_s=30)
+            assert f"VERIFIER-TOKEN-{token}" in res.stdout_text
+        finally:
+            await sb.destroy()
+
+    run(go())
+
+
+def check_memory_bomb(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task")
+    bomb = f"b = []\nwhile True:\n    b.append(bytearray({4 * 1024 * 1024}))\n"
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            res = await sb.exec(["python3", "-c", bomb], timeout_s=60)
+            assert res.exit_code != 0 and not res.timed_out, res
+            # Well under the limit still works, and the sandbox survives the bomb.
+            ok = await sb.exec(["python3", "-c", f"x = bytearray({MEMORY_MB // 4} << 20); print('fine')"], timeout_s=60)
+            assert ok.stdout_text.strip() == "fine", ok
+        finally:
+            await sb.destroy()
+
+    run(go())
+
+
+def check_fork_bomb(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task")
+    counter = textwrap.dedent(
+        """\
+        import os, signal, time
+        kids = []
+        while len(kids) < 10000:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                os.close(1); os.close(2)
+                time.sleep(60)
+                os._exit(0)
+            kids.append(pid)
+        print(len(kids), flush=True)
+        for pid in kids:
+            os.kill(pid, signal.SIGKILL)
+        for pid in kids:
+            os.waitpid(pid, 0)
+        """
+    )
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            res = await sb.exec(["python3", "-c", counter], timeout_s=60)
+            assert res.exit_code == 0, res
+            assert 0 < int(res.stdout_text.strip()) < PIDS, res.stdout_text
+            await sb.exec(["bash", "-c", ":(){ :|:& };:"], timeout_s=5)
+            after = await sb.exec(["echo", "alive"], timeout_s=30)
+            assert after.stdout_text.strip() == "alive"
+            # The bomb is gone: only init, a keep-alive and this probe remain.
+            count = "import os; print(sum(d.isdigit() for d in os.listdir('/proc')))"
+            for _ in range(50):
+                left = int((await sb.exec(["python3", "-c", count], timeout_s=30)).stdout_text)
+                if left <= 5:
+                    break
+                await asyncio.sleep(0.1)
+            assert left <= 5
+        finally:
+            await sb.destroy()
+
+    run(go())
+
+
+def check_hung_command_killed(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task")
+    marker = f"{uuid.uuid4().int % 100000}.{uuid.uuid4().int % 1000:03d}"  # a unique sleep length
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            res = await sb.exec(["sh", "-c", f"echo started; sleep {marker} & sleep {marker}"], timeout_s=1.5)
+            assert res.timed_out and res.exit_code == 137
+            assert res.stdout_text.strip() == "started"  # output before the kill is kept
+            assert res.wall_s < 30
+            for _ in range(50):
+                if not _host_processes_with(f"sleep {marker}"):
+                    break
+                await asyncio.sleep(0.1)
+            assert not _host_processes_with(f"sleep {marker}")
+            # A detached process may outlive its exec (Docker) but never the sandbox.
+            await sb.exec(
+                ["sh", "-c", f"setsid sleep {marker}1 >/dev/null 2>&1 < /dev/null &"], timeout_s=10
+            )
+        finally:
+            await sb.destroy()
+        assert not _host_processes_with(f"sleep {marker}1")
+
+    run(go())
+
+
+def check_nothing_left_after_destroy(backend: str, tmp_path: Path) -> list[str]:
+    """Returns identifiers of what the sandbox made, for backend-specific extra checks."""
+    task = write_tiny_task(tmp_path / "task")
+    attempt = tmp_path / "attempt"
+
+    async def go() -> Sandbox:
+        sb = await started(backend, task, attempt)
+        await sb.exec(["sh", "-c", "sleep 300 >/dev/null 2>&1 &"], timeout_s=10)
+        await sb.destroy()
+        await sb.destroy()  # twice is fine
+        return sb
+
+    sb = run(go())
+    assert not _host_mounts_with(str(attempt.resolve()), getattr(sb, "container_id", None) or "")
+    assert (attempt / "work" / "numbers.txt").is_file()  # the work dir stays for inspection
+    with pytest.raises(Exception):  # noqa: B017 - any error: a destroyed sandbox does not run
+        run(sb.exec(["true"], timeout_s=5))
+    return [getattr(sb, "container_id", None) or ""]
+
+
+def check_missing_required_program(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task", required=("python3", "jq", "no-such-program-xyz"))
+
+    async def go() -> None:
+        sb = create_sandbox(backend, task, tmp_path / "attempt")
+        with pytest.raises(MissingRequiredProgram) as info:
+            await sb.start()
+        assert info.value.programs == ["no-such-program-xyz"]
+        assert sb.destroyed
+
+    run(go())
+
+
+def check_file_roundtrip(backend: str, tmp_path: Path) -> None:
+    task = write_tiny_task(tmp_path / "task")
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            payload = bytes(range(256)) * 10
+            for path in ("/work/sub/dir/blob.bin", "/tmp/x/blob.bin"):
+                await sb.write_file(path, payload)
+                assert await sb.read_file(path) == payload
+                res = await sb.exec(["sha256sum", path], timeout_s=30)
+                assert res.exit_code == 0
+            res = await sb.exec(["cat"], timeout_s=30, stdin=b"through stdin")
+            assert res.stdout == b"through stdin"
+            res = await sb.exec(["sh", "-c", "echo $FOO; pwd; echo err >&2; exit 3"], timeout_s=30,
+                                cwd="/tmp", env={"FOO": "bar"})  # fmt: skip
+            assert (res.stdout_text, res.stderr_text, res.exit_code) == ("bar\n/tmp\n", "err\n", 3)
+            with pytest.raises(FileNotFoundError):
+                await sb.read_file("/work/missing.txt")
+            with pytest.raises(OSError):
+                await sb.write_file("/usr/bin/evil", b"x")
+            # What the sandbox writes is what the host sees in work_dir_host, and back.
+            await sb.exec(["sh", "-c", "echo inside > /work/from_inside.txt"], timeout_s=30)
+            assert (sb.work_dir_host / "from_inside.txt").read_text() == "inside\n"
+        finally:
+            await sb.destroy()
+
+    run(go())

@@ -1,0 +1,74 @@
+"""The bubblewrap backend against real bubblewrap and cgroups: break-out attempts must fail."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sandbox_cases as cases
+
+from agbench.errors import AgbenchError
+from agbench.live.sandbox import create_sandbox
+from agbench.live.sandbox.cgroups import CGROUP_ROOT, PARENT
+
+pytestmark = [
+    pytest.mark.bwrap,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+]
+BACKEND = "bwrap"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def base_rootfs() -> Iterator[Path]:
+    from agbench.live.sandbox.images import ensure_rootfs
+
+    yield ensure_rootfs()
+
+
+def test_identity_and_read_only_system(tmp_path: Path) -> None:
+    cases.check_identity_and_read_only_system(BACKEND, tmp_path)
+
+
+def test_no_network(tmp_path: Path) -> None:
+    cases.check_no_network(BACKEND, tmp_path)
+
+
+def test_no_host_files_and_verifier_hidden_until_verification(tmp_path: Path) -> None:
+    cases.check_no_host_files_or_hidden_dirs(BACKEND, tmp_path)
+
+
+def test_memory_bomb_contained(tmp_path: Path) -> None:
+    cases.check_memory_bomb(BACKEND, tmp_path)
+
+
+def test_fork_bomb_contained(tmp_path: Path) -> None:
+    cases.check_fork_bomb(BACKEND, tmp_path)
+
+
+def test_hung_command_killed_at_timeout(tmp_path: Path) -> None:
+    cases.check_hung_command_killed(BACKEND, tmp_path)
+
+
+def test_nothing_left_after_destroy(tmp_path: Path) -> None:
+    before = set(os.listdir(CGROUP_ROOT / "memory" / PARENT)) if (CGROUP_ROOT / "memory" / PARENT).is_dir() else set()
+    cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
+    after = set(os.listdir(CGROUP_ROOT / "memory" / PARENT)) if (CGROUP_ROOT / "memory" / PARENT).is_dir() else set()
+    assert not {d for d in after - before if not d.startswith("memory.") and not d.startswith("cgroup.")}
+    assert not (tmp_path / "attempt" / "tmp").exists()
+
+
+def test_missing_required_program(tmp_path: Path) -> None:
+    cases.check_missing_required_program(BACKEND, tmp_path)
+
+
+def test_file_roundtrip(tmp_path: Path) -> None:
+    cases.check_file_roundtrip(BACKEND, tmp_path)
+
+
+def test_unknown_backend_is_a_user_error(tmp_path: Path) -> None:
+    task = cases.write_tiny_task(tmp_path / "task")
+    with pytest.raises(AgbenchError, match="unknown sandbox backend"):
+        create_sandbox("vmware", task, tmp_path / "attempt")

@@ -19,6 +19,7 @@ timed. Figures are printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -34,7 +35,7 @@ import pandas as pd
 import pyarrow as pa
 
 from agbench.metrics import read_tables, summarize
-from agbench.records import TABLES
+from agbench.records import TABLES, arrow_schema
 from agbench.store import RunStore
 
 ARCHS = ["LO", "CO", "HCL", "HLL"]
@@ -74,7 +75,6 @@ def synthesize(n_records: int, seed: int = 1) -> dict[str, list[pa.Table]]:
 
     attempt_config = np.repeat(np.arange(n_configs), attempts_per_config)
     attempt_task = np.tile(np.arange(attempts_per_config), n_configs)
-    arch_of = np.array([ARCHS[i // len(CONCURRENCY)] for i in range(n_configs)])
     conc_of = np.array([CONCURRENCY[i % len(CONCURRENCY)] for i in range(n_configs)], dtype=np.int64)
     start = attempt_task * 30.0 / conc_of[attempt_config]
     wall = rng.gamma(2.0, 20.0, n_attempts)
@@ -184,13 +184,28 @@ def synthesize(n_records: int, seed: int = 1) -> dict[str, list[pa.Table]]:
             "mem_total_bytes": lambda n: np.full(n, 8 << 30, dtype=np.int64),
         }
     )
-    return {
+    data = {
         "task_runs": [task_runs],
         "model_calls": batches(n_model, model_batch),
         "tool_calls": batches(n_tool, tool_batch),
         "server_samples": batches(n_server, server),
         "resource_samples": batches(n_resource, resources),
     }
+    return {table: [full_schema(table, t) for t in tables] for table, tables in data.items()}
+
+
+def full_schema(table: str, batch: pa.Table) -> pa.Table:
+    """Every column of the table's schema (record defaults where the generator left one out),
+    so both pipelines store exactly the same records."""
+    schema = arrow_schema(table)
+    defaults = {f.name: f.default for f in dataclasses.fields(TABLES[table])}
+    for field in schema:
+        if field.name not in batch.column_names:
+            default = defaults[field.name]
+            value = None if default is dataclasses.MISSING else default
+            batch = batch.append_column(field.name, pa.array([value] * 1, field.type).take(
+                pa.array(np.zeros(batch.num_rows, dtype=np.int64))))  # fmt: skip
+    return batch.select(schema.names).cast(schema)
 
 
 def _rows(data: dict[str, list[pa.Table]]) -> int:
@@ -212,7 +227,7 @@ def _digest(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
             round(c["suite_wall_s"], 6),
             round(c["ttft_p50_s"] or 0.0, 9),
             round(c["kv_peak_fraction"] or 0.0, 9),
-        )  # fmt: skip
+        )
         for c in summary["configurations"]
     ]
 
@@ -292,7 +307,13 @@ def _run_child(target: Any, n: int, workdir: Path) -> dict[str, Any]:
     queue = ctx.Queue()
     proc = ctx.Process(target=target, args=(n, workdir, queue))
     proc.start()
-    result: dict[str, Any] = queue.get()
+    while True:
+        try:
+            result: dict[str, Any] = queue.get(timeout=1.0)
+            break
+        except Exception:
+            if not proc.is_alive():
+                raise SystemExit(f"{target.__name__} failed (exit code {proc.exitcode})") from None
     proc.join()
     return result
 

@@ -23,7 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import queue
 import secrets as token_source
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -32,7 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from agbench.config import PriceTable
 from agbench.live.exposure import ExposureTracker
+from agbench.live.http1 import Http1Pool, Http1Response, MalformedResponse
 from agbench.live.providers.errors import ErrorClass, classify_http_error, error_text, parse_retry_after
 from agbench.live.providers.openai_compatible import (
     AttemptRecord,
@@ -41,8 +46,6 @@ from agbench.live.providers.openai_compatible import (
     finish_result,
 )
 from agbench.live.secrets import Redactor
-
-from agbench.config import PriceTable
 from agbench.records import Exposure, ModelCall
 
 # Hop-by-hop and framing headers are the proxy's own business on each side.
@@ -103,7 +106,7 @@ class CallRecord:
 
     def model_calls(self) -> list[ModelCall]:
         c = self.context
-        return self.result.model_calls(
+        rows: list[ModelCall] = self.result.model_calls(
             run_id=c.run_id,
             device=c.device,
             architecture=c.architecture,
@@ -114,6 +117,38 @@ class CallRecord:
             call_id=self.call_id,
             cost_usd=self.cost_usd,
         )
+        return rows
+
+
+class RawLogWriter:
+    """Appends redacted JSON lines to ``raw_responses.jsonl`` from a thread of its own.
+
+    Redacting and encoding a call's bodies takes a fraction of a millisecond, and a flush can
+    block on a slow disk: neither should delay the next request the event loop relays. Each
+    line is flushed as written, so a killed run keeps every call answered before it.
+    """
+
+    def __init__(self, path: Path, redactor: Redactor) -> None:
+        self.path = path
+        self.redactor = redactor
+        self._queue: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self._file = path.open("a", encoding="utf-8")
+        self._thread = threading.Thread(target=self._run, name="agbench-raw-log", daemon=True)
+        self._thread.start()
+
+    def put(self, line: dict[str, Any]) -> None:
+        self._queue.put(line)
+
+    def _run(self) -> None:
+        while (line := self._queue.get()) is not None:
+            self._file.write(json.dumps(self.redactor.data(line), ensure_ascii=False) + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        """Write what is queued, then close the file."""
+        self._queue.put(None)
+        self._thread.join()
+        self._file.close()
 
 
 class _Request:
@@ -178,8 +213,9 @@ class RecordingProxy:
         self._limiters: dict[str, asyncio.Semaphore] = {}
         self._clients: dict[str, httpx.AsyncClient] = {}
         self._retired: list[httpx.AsyncClient] = []
+        self._pools: dict[str, Http1Pool] = {}  # the chat hot path (see live/http1.py)
         self._server: asyncio.Server | None = None
-        self._raw_file: Any = None
+        self._raw_writer: RawLogWriter | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self.calls = 0
         for name, upstream in (upstreams or {}).items():
@@ -201,6 +237,10 @@ class RecordingProxy:
         old = self._clients.pop(name, None)
         if old is not None:
             self._retired.append(old)  # may still be relaying a call; closed by stop()
+        old_pool = self._pools.pop(name, None)
+        if old_pool is not None:
+            old_pool.close()
+        self._pools[name] = Http1Pool(upstream.base_url.rstrip("/").removesuffix("/v1") + "/v1")
         if self._server is not None:
             self._clients[name] = self._new_client(upstream)
 
@@ -301,7 +341,7 @@ class RecordingProxy:
             self._clients[name] = self._new_client(up)
         if self.raw_log is not None:
             self.raw_log.parent.mkdir(parents=True, exist_ok=True)
-            self._raw_file = self.raw_log.open("a", encoding="utf-8")
+            self._raw_writer = RawLogWriter(self.raw_log, self.redactor)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -316,9 +356,11 @@ class RecordingProxy:
             await client.aclose()
         self._clients.clear()
         self._retired.clear()
-        if self._raw_file is not None:
-            self._raw_file.close()
-            self._raw_file = None
+        for pool in self._pools.values():
+            pool.close()
+        if self._raw_writer is not None:
+            self._raw_writer.close()
+            self._raw_writer = None
 
     async def __aenter__(self) -> RecordingProxy:
         await self.start()
@@ -561,33 +603,40 @@ class RecordingProxy:
         sent_head = False
         client_gone = False
         retry_after: float | None = None
-        client = self._clients[name]
-        try:
-            req = client.build_request(
-                "POST", upstream.v1_url("/chat/completions"), content=payload, headers=headers
-            )
-            response = await client.send(req, stream=True)
+        pool = self._pools[name]
+        response: Http1Response | None = None
+
+        async def to_agent(data: bytes) -> bool:
+            nonlocal client_gone
+            if client_gone:
+                return False
             try:
-                result.status_code = response.status_code
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
-                streaming = "text/event-stream" in response.headers.get("content-type", "")
-                head = f"HTTP/1.1 {response.status_code} {_reason(response.status_code)}\r\n"
-                head += "".join(
-                    f"{k}: {response.headers[k]}\r\n" for k in _PASS_RESPONSE_HEADERS if k in response.headers
-                )
-                if streaming and response.status_code == 200:
-                    writer.write((head + "Transfer-Encoding: chunked\r\n\r\n").encode("latin-1"))
-                    sent_head = True
+                writer.write(data)
+                await writer.drain()
+            except (ConnectionError, RuntimeError):
+                client_gone = True
+            return not client_gone
+
+        try:
+            async with asyncio.timeout(upstream.timeout_s):
+                response = await pool.request("POST", "/chat/completions", headers, payload)
+                result.status_code = response.status
+                retry_after = parse_retry_after(response.header("retry-after"))
+                streaming = "text/event-stream" in (response.header("content-type") or "")
+                head = f"HTTP/1.1 {response.status} {_reason(response.status)}\r\n"
+                for key in _PASS_RESPONSE_HEADERS:
+                    value = response.header(key)
+                    if value is not None:
+                        head += f"{key}: {value}\r\n"
+                if streaming and response.status == 200:
+                    sent_head = await to_agent(
+                        (head + "Transfer-Encoding: chunked\r\n\r\n").encode("latin-1")
+                    )
                     pending = b""
-                    async for chunk in response.aiter_raw():
+                    async for chunk in response.body():
                         now = time.monotonic()
-                        if not client_gone:
-                            try:
-                                writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                                await writer.drain()
-                            except (ConnectionError, RuntimeError):
-                                client_gone = True
-                                break
+                        if not await to_agent(b"%x\r\n%s\r\n" % (len(chunk), chunk)):
+                            break
                         raw.append(chunk)
                         pending += chunk
                         *lines, pending = pending.split(b"\n")
@@ -595,48 +644,41 @@ class RecordingProxy:
                             self._feed_line(state, line, now)
                     if pending:
                         self._feed_line(state, pending, time.monotonic())
-                    if not client_gone:
-                        writer.write(b"0\r\n\r\n")
-                        await writer.drain()
+                    await to_agent(b"0\r\n\r\n")
                 else:
-                    content = await response.aread()
+                    content = await response.read()
                     raw.append(content)
-                    writer.write(
+                    sent_head = await to_agent(
                         (head + f"Content-Length: {len(content)}\r\n\r\n").encode("latin-1") + content
                     )
-                    sent_head = True
-                    await writer.drain()
                     try:
                         parsed: Any = json.loads(content)
                     except json.JSONDecodeError:
                         parsed = content.decode("utf-8", "replace")
-                    if response.status_code == 200 and isinstance(parsed, dict):
+                    if response.status == 200 and isinstance(parsed, dict):
                         state.feed(parsed, time.monotonic())
                         state.done = True
-                    elif response.status_code != 200:
-                        result.error_class = classify_http_error(response.status_code, parsed).value
-                        result.error = error_text(parsed)[:500] or f"HTTP {response.status_code}"
+                    elif response.status != 200:
+                        result.error_class = classify_http_error(response.status, parsed).value
+                        result.error = error_text(parsed)[:500] or f"HTTP {response.status}"
                     else:
                         result.error_class = ErrorClass.BAD_RESPONSE.value
                         result.error = "response is not a JSON object"
-            finally:
-                await response.aclose()
-        except httpx.TimeoutException as exc:
-            result.error_class, result.error = ErrorClass.TIMEOUT.value, f"{type(exc).__name__}: {exc}"
-        except httpx.ConnectError as exc:
-            result.error_class, result.error = (
-                ErrorClass.CONNECTION.value,
-                f"connection refused or failed: {exc}",
-            )
-        except httpx.HTTPError as exc:
-            result.error_class, result.error = ErrorClass.CONNECTION.value, f"{type(exc).__name__}: {exc}"
-        except ValueError as exc:
+        except TimeoutError:
+            result.error_class = ErrorClass.TIMEOUT.value
+            result.error = f"no complete answer from the upstream in {upstream.timeout_s:g} s"
+        except MalformedResponse as exc:
             result.error_class, result.error = (
                 ErrorClass.BAD_RESPONSE.value,
                 f"malformed response: {exc}"[:500],
             )
-        except (ConnectionError, RuntimeError):
-            client_gone = True
+        except (OSError, asyncio.IncompleteReadError) as exc:  # refused, reset, closed mid-body
+            where = "mid-response" if result.status_code else "before answering"
+            result.error_class = ErrorClass.CONNECTION.value
+            result.error = f"{type(exc).__name__} {where}: {exc}"[:500]
+        finally:
+            if response is not None:
+                response.release()
         end = time.monotonic()
         if result.error_class and not sent_head and not client_gone:
             status = 504 if result.error_class == ErrorClass.TIMEOUT else 502
@@ -679,7 +721,7 @@ class RecordingProxy:
             state.malformed = True
 
     def _write_raw(self, record: CallRecord, request: _Request) -> None:
-        if self._raw_file is None:
+        if self._raw_writer is None:
             return
         r = record.result
         c = record.context
@@ -703,8 +745,7 @@ class RecordingProxy:
                 "raw": r.raw_response,
             },
         }
-        self._raw_file.write(json.dumps(self.redactor.data(line), ensure_ascii=False) + "\n")
-        self._raw_file.flush()
+        self._raw_writer.put(line)
 
 
 def _parse_route(path: str) -> tuple[str, str, str | None, str] | None:

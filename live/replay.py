@@ -36,17 +36,18 @@ carries on. Local context errors are counted even when papered over.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
-
-from agbench.live.agents.base import AgentContext, AgentOutcome
-from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
-from agbench.live.trajectories.sizing import CounterCache, TokenCounter, fit_last_message, sized_text
 
 from agbench.config import AgentKind, Architecture
 from agbench.errors import AgbenchError
+from agbench.live.agents.base import AgentContext, AgentOutcome
+from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
+from agbench.live.trajectories.sizing import CounterCache, TokenCounter, fit_last_message, sized_text
 from agbench.status import Status
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 
@@ -68,15 +69,28 @@ _ERROR_STATUS: dict[str, Status] = {
 
 @dataclass
 class _Pending:
-    """An action's result waiting to enter the history before the next turn."""
+    """An action of the last turn and its result, waiting to enter the history.
 
-    header: str
+    The history takes them the way the model agent writes them: the assistant message with
+    native ``tool_calls``, then one ``tool`` message per result (templates that cannot show
+    tool calls render the text only; the sizing measures whatever the server renders)."""
+
+    name: str
+    arguments: dict[str, Any]
     text: str
     tokens: int
+    call_id: str = field(default_factory=lambda: f"call_{uuid.uuid4().hex[:12]}")
 
-    @property
-    def real(self) -> str:
-        return self.header + self.text
+    def tool_call(self) -> dict[str, Any]:
+        arguments = json.dumps(self.arguments, ensure_ascii=False)
+        return {
+            "id": self.call_id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": arguments},
+        }
+
+    def message(self, content: str) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": self.call_id, "name": self.name, "content": content}
 
 
 @dataclass
@@ -99,6 +113,7 @@ class ReplayAgent:
         self.trajectories = trajectories
         self.max_redelegations = max_redelegations
         self._counters = CounterCache()
+        self._system_texts: dict[tuple[int, str, int], str] = {}
 
     # ---- before a run --------------------------------------------------------------------------
     def check(self, task_ids: Iterable[str], architectures: Iterable[Architecture | str]) -> None:
@@ -149,16 +164,12 @@ class ReplayAgent:
     async def _system_message(self, counter: TokenCounter, role: Role, tokens: int) -> dict[str, Any]:
         """The role's real system prompt padded or cut to ``tokens``: identical for every task,
         so a slot's cached prefix is reused across tasks exactly as with the real agent."""
-        cache = getattr(counter, "_system_messages", None)
-        if cache is None:
-            cache = {}
-            counter._system_messages = cache  # type: ignore[attr-defined]
-        key = (role.prompt, tokens)
-        if key not in cache:
+        key = (id(counter), role.prompt, tokens)
+        if key not in self._system_texts:
             message = {"role": "system", "content": ""}
             await fit_last_message(counter, [message], tokens, role.system_prompt, f"system:{role.prompt}")
-            cache[key] = message["content"]
-        return {"role": "system", "content": cache[key]}
+            self._system_texts[key] = message["content"]
+        return {"role": "system", "content": self._system_texts[key]}
 
     async def _think(self, ctx: AgentContext, think_s: float, since: float) -> None:
         wait = min(think_s - (time.monotonic() - since), ctx.remaining_s())
@@ -211,13 +222,12 @@ class ReplayAgent:
                 ]
                 real = instruction
             else:
-                messages.append({"role": "assistant", "content": last_content})
-                real = await self._append_results(counter, messages, pending, key)
+                real = await self._append_results(counter, messages, last_content, pending, key)
             await fit_last_message(counter, messages, target, real, key)
             result = await ctx.chat(
                 role.agent,
                 turn.endpoint,
-                messages,
+                list(messages),  # a snapshot: the history keeps growing after the call
                 max_tokens=turn.output_tokens,
                 extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
             )
@@ -231,7 +241,7 @@ class ReplayAgent:
                 if ctx.remaining_s() <= 0:
                     return _End(Status.TIMEOUT, "task deadline passed during the tool calls", done, index)
                 text = await self._call_tool(ctx, role, step)
-                pending.append(_Pending(f"[{step.tool} result]\n", text, step.output_tokens))
+                pending.append(_Pending(step.tool, dict(step.arguments), text, step.output_tokens))
             if turn.delegate is not None:
                 outcome = await self._delegate(ctx, plan, traj, role, turn, messages, last_content, notes)
                 if isinstance(outcome, _End):
@@ -241,28 +251,39 @@ class ReplayAgent:
                 done += extra_turns
                 if history is not None:  # re-delegations grew the lead's history
                     target = history
-                pending.append(_Pending("[delegate result]\n", text, 0))
+                pending.append(_Pending("delegate", {"instruction": last_content}, text, 0))
             if turn.consult is not None:
                 consulted = await self._consult(ctx, plan, turn.consult, last_content, notes)
                 if isinstance(consulted, _End):
                     consulted.turns += done
                     return consulted
-                pending.append(_Pending("[consult answer]\n", consulted, 0))
+                pending.append(_Pending("consult", {"question": last_content}, consulted, 0))
             last_end = time.monotonic()
         return _End(None, "answered", done)
 
     async def _append_results(
-        self, counter: TokenCounter, messages: list[dict[str, Any]], pending: list[_Pending], key: str
+        self,
+        counter: TokenCounter,
+        messages: list[dict[str, Any]],
+        reply: str,
+        pending: list[_Pending],
+        key: str,
     ) -> str:
-        """Add every pending result but the last as its own sized message; the last one is
-        fitted exactly by the caller. Returns the last one's real text."""
+        """Append the last reply and its actions' results: every result but the last as its
+        own message sized to its recorded share, the last one left for the caller to fit
+        exactly. Returns the last one's real text."""
+        if not pending:  # a turn without actions: the harness nudges the agent on
+            messages.append({"role": "assistant", "content": reply})
+            messages.append({"role": "user"})
+            return "Continue."
+        messages.append(
+            {"role": "assistant", "content": reply, "tool_calls": [p.tool_call() for p in pending]}
+        )
         for i, item in enumerate(pending[:-1]):
-            content = await sized_text(
-                counter, item.real, max(1, item.tokens - MESSAGE_FRAMING_TOKENS), f"{key}:{i}"
-            )
-            messages.append({"role": "user", "content": content})
-        messages.append({"role": "user"})
-        return pending[-1].real if pending else "Continue."
+            tokens = max(1, item.tokens - MESSAGE_FRAMING_TOKENS)
+            messages.append(item.message(await sized_text(counter, item.text, tokens, f"{key}:{i}")))
+        messages.append(pending[-1].message(""))
+        return pending[-1].text
 
     async def _call_tool(self, ctx: AgentContext, role: Role, step: ToolStep) -> str:
         from agbench.live.agents.model_agent import tool_result_text
@@ -274,7 +295,7 @@ class ReplayAgent:
             result = await ctx.call_tool(role.agent, step.tool, dict(step.arguments))
         except (TypeError, ValueError, KeyError) as exc:
             return f"error: {step.tool} rejected its arguments: {exc}"
-        return tool_result_text(result)
+        return str(tool_result_text(result))
 
     async def _delegate(
         self,
@@ -321,13 +342,14 @@ class ReplayAgent:
             progress = end.failed_turn if end.failed_turn is not None else progress
             # The lead reads the generic failure and writes a new delegation.
             counter = await self._counter(ctx, turn.endpoint)
-            messages.append({"role": "assistant", "content": instruction})
-            messages.append({"role": "user", "content": "[delegate result]\n" + report})
+            failed = _Pending("delegate", {"instruction": instruction}, report, 0)
+            messages.append({"role": "assistant", "content": instruction, "tool_calls": [failed.tool_call()]})
+            messages.append(failed.message(report))
             prompt = await counter.count_prompt(messages)
             result = await ctx.chat(
                 lead.agent,
                 turn.endpoint,
-                messages,
+                list(messages),  # a snapshot: the history keeps growing after the call
                 max_tokens=turn.output_tokens,
                 extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
             )

@@ -299,6 +299,21 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
     }
 
 
+def _template_drops_tools(base_url: str) -> bool:
+    """True when a llama.cpp server's chat template ignores ``tools`` (``/props`` says so).
+
+    Other servers (vLLM, Ollama, cloud APIs) have no ``/props``: their tool support is assumed.
+    """
+    import httpx
+
+    try:
+        response = httpx.get(base_url.rstrip("/").removesuffix("/v1") + "/props", timeout=5, trust_env=False)
+        caps = response.json().get("chat_template_caps") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+    return isinstance(caps, dict) and caps.get("supports_tools") is False
+
+
 # ---- logging and progress -----------------------------------------------------------------------
 class _ConsoleHandler(logging.Handler):
     """Timestamped log lines printed through the progress bar's console (both on stderr)."""
@@ -342,9 +357,9 @@ class _Endpoints:
     direct: dict[str, str] = field(default_factory=dict)  # endpoint -> upstream base URL
     models: dict[str, str] = field(default_factory=dict)
     api_keys: dict[str, str | None] = field(default_factory=dict)
-    servers: list[Any] = field(default_factory=list)  # ManagedServer instances to stop
     settings: dict[str, ServerSettings] = field(default_factory=dict)  # managed servers' settings
     proxy: Any = None  # the configuration's RecordingProxy
+    text_tools: set[str] = field(default_factory=set)  # endpoints whose template drops `tools`
 
 
 class Sweep:
@@ -365,6 +380,7 @@ class Sweep:
         self.progress_task: Any = None
         self.finished: set[tuple[str, str]] = set()
         self.results: list[TaskRun] = []
+        self.servers: dict[str, tuple[ServerSettings, Any]] = {}  # name -> (settings, ManagedServer)
         self.recorders: dict[str, AttemptRecorder] = {}  # proxy token -> the attempt's recorder
 
     # -- configurations --------------------------------------------------------------------
@@ -391,6 +407,7 @@ class Sweep:
                     continue
                 await self._run_configuration(config, todo)
         finally:
+            await self._stop_servers()
             shutil.rmtree(self.sandbox_root, ignore_errors=True)
 
     async def _run_configuration(self, config: Configuration, todo: list[Task]) -> None:
@@ -435,13 +452,41 @@ class Sweep:
         log.info("configuration %s done in %.1f s", config.key, time.monotonic() - t0)
 
     # -- servers ---------------------------------------------------------------------------
+    async def _server(self, name: str, settings: ServerSettings, alias: str, config: Configuration) -> Any:
+        """The managed server ``name`` with exactly ``settings``, (re)started only when they change.
+
+        Consecutive configurations with the same server settings (the architectures of one
+        concurrency level) share the running server, as one long-lived server on a device would.
+        """
+        from agbench.live.serving import ManagedServer
+
+        current = self.servers.get(name)
+        if current is not None and current[0] == settings and current[1].alive():
+            return current[1]
+        if current is not None:
+            await asyncio.to_thread(current[1].stop)
+            del self.servers[name]
+        server = ManagedServer(settings, alias=alias, log_path=self._server_log(name, config))
+        self.servers[name] = (settings, server)
+        await asyncio.to_thread(server.start)
+        log.info(
+            "%s server %s at %s: %d slot(s), ctx %d%s, %d thread(s)",
+            name, settings.model, server.url, settings.n_parallel, settings.n_ctx,
+            " unified" if settings.kv_unified else "", settings.threads,
+        )  # fmt: skip
+        return server
+
+    async def _stop_servers(self) -> None:
+        for _settings, server in self.servers.values():
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(server.stop)
+        self.servers.clear()
+
     async def _start_endpoints(self, config: Configuration) -> _Endpoints:
         eps = _Endpoints()
         if not self.options.needs_models:
             return eps
         plan = plan_for(config.architecture)
-        from agbench.live.serving import ManagedServer
-
         try:
             if "local" in plan.endpoints:
                 eps.models["local"] = self.options.local_model
@@ -450,21 +495,9 @@ class Sweep:
                     eps.direct["local"] = self.options.local_url.rstrip("/")
                 else:
                     settings = local_server_settings(self.options, config.concurrency)
-                    server = ManagedServer(
-                        settings, alias=self.options.local_model, log_path=self._server_log("local", config)
-                    )
-                    eps.servers.append(server)
+                    server = await self._server("local", settings, self.options.local_model, config)
                     eps.settings["local"] = settings
-                    await asyncio.to_thread(server.start)
                     eps.direct["local"] = server.url
-                    log.info(
-                        "local server %s at %s: %d slot(s), ctx %d%s",
-                        settings.model,
-                        server.url,
-                        settings.n_parallel,
-                        settings.n_ctx,
-                        " unified" if settings.kv_unified else "",
-                    )
             if "cloud" in plan.endpoints:
                 if self.options.cloud_url:
                     eps.direct["cloud"] = self.options.cloud_url.rstrip("/")
@@ -472,18 +505,17 @@ class Sweep:
                     eps.api_keys["cloud"] = os.environ.get(self.options.cloud_api_key_env) or None
                 else:
                     settings = standin_server_settings(self.options, config.concurrency)
-                    server = ManagedServer(
-                        settings,
-                        alias=CLOUD_STANDIN_ALIAS,
-                        log_path=self._server_log("cloud-standin", config),
-                    )
-                    eps.servers.append(server)
+                    server = await self._server("cloud-standin", settings, CLOUD_STANDIN_ALIAS, config)
                     eps.settings["cloud"] = settings
-                    await asyncio.to_thread(server.start)
                     eps.direct["cloud"] = server.url
                     eps.models["cloud"] = CLOUD_STANDIN_ALIAS
                     eps.api_keys["cloud"] = None
-                    log.info("cloud stand-in (a second local server) at %s", server.url)
+            for endpoint, url in eps.direct.items():
+                if await asyncio.to_thread(_template_drops_tools, url):
+                    eps.text_tools.add(endpoint)
+            if eps.text_tools:
+                log.info("no tool support in the chat template of %s: tools described in the prompt",
+                         ", ".join(sorted(eps.text_tools)))  # fmt: skip
             await self._start_proxy(eps)
         except BaseException:
             await self._stop_endpoints(eps)
@@ -491,18 +523,15 @@ class Sweep:
         return eps
 
     def _server_log(self, name: str, config: Configuration) -> Path:
-        safe = re.sub(r"[^A-Za-z0-9._=-]+", "_", config.key)
-        return self.store.root / "logs" / f"{name}-{safe}.log"
+        """llama-server's own log, kept in the run directory (one per server start)."""
+        return self.store.root / "logs" / f"{name}-C{config.concurrency}.log"
 
     async def _stop_endpoints(self, eps: _Endpoints) -> None:
+        """The configuration's proxy; its servers stay up for the next configuration."""
         if eps.proxy is not None:
             with contextlib.suppress(Exception):
                 await eps.proxy.stop()
             eps.proxy = None
-        for server in eps.servers:
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(server.stop)
-        eps.servers.clear()
 
     # -- proxy and monitors ----------------------------------------------------------------
     async def _start_proxy(self, eps: _Endpoints) -> None:
@@ -706,6 +735,7 @@ class Sweep:
             agent_kind=self.options.agent_kind,
             tool_call_parser=self.options.tool_call_parser,
             max_tokens=self.options.max_tokens,
+            text_tool_endpoints=frozenset(eps.text_tools),
         )
         try:
             outcome = await asyncio.wait_for(self.agent.run(ctx), timeout=time_limit)

@@ -65,8 +65,8 @@ class Redactor:
 
     def add(self, secret: str) -> None:
         if secret and len(secret) >= 4 and secret not in self._values:
-            self._values.append(secret)
-            self._values.sort(key=len, reverse=True)
+            # A new list, swapped in whole: another thread may be redacting with the old one.
+            self._values = sorted([*self._values, secret], key=len, reverse=True)
 
     def text(self, value: str) -> str:
         for secret in self._values:

@@ -69,9 +69,7 @@ async def verify(
         await sandbox.copy_in(task.verifier_dir, VERIFIER_DIR)
         # /verifier is read-only inside; the host side of the bind is where files go.
         (sandbox.verifier_dir_host / ANSWER_FILE).write_text(answer, encoding="utf-8")
-        res = await sandbox.exec(
-            ["python3", f"{VERIFIER_DIR}/verify.py"], timeout_s=timeout_s, cwd=WORK_DIR
-        )
+        res = await sandbox.exec(["python3", f"{VERIFIER_DIR}/verify.py"], timeout_s=timeout_s, cwd=WORK_DIR)
     except Exception as exc:
         return Verdict(0.0, f"verifier could not run: {exc}", Status.FAILED_GRADER)
     if res.timed_out:
@@ -98,4 +96,4 @@ async def run_oracle(sandbox: Sandbox, task: Task, *, timeout_s: float | None = 
     if res.exit_code != 0:
         tail = " | ".join(res.stderr_text.strip().splitlines()[-3:])
         raise OracleError(f"task {task.id}: the oracle exited with {res.exit_code}: {tail}")
-    return res.stdout_text.strip()
+    return str(res.stdout_text).strip()

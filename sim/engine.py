@@ -67,8 +67,13 @@ def simulate(
     device: str | None = None,
     run_id: str = "sim",
     sample_interval_s: float = 5.0,
+    per_step_events: bool = False,
 ) -> SimResult:
-    """Simulate one configuration; deterministic for a given (profile, workload, seed)."""
+    """Simulate one configuration; deterministic for a given (profile, workload, seed).
+
+    ``per_step_events`` turns the server into a naive per-token stepper (an event per generated token): only
+    the speed benchmark's baseline uses it.
+    """
     started = time.perf_counter()
     arch_name = Architecture(arch).value
     device_name = device or profile.device.name
@@ -108,6 +113,7 @@ def simulate(
             sample_hook=sample,
             sample_interval_s=sample_interval_s,
         )
+        server.per_step_events = per_step_events
     world = SimWorld(
         env,
         profile,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.sim.engine import SimResult
+from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.scenario import Scenario
 from agbench.store import RunStore
 
@@ -57,6 +58,9 @@ def run_meta(
             "kv_peak_tokens": {f"{r.architecture}|{r.concurrency}": r.kv_peak_tokens for r in results},
         },
         "profile": profile.to_dict(),
+        "roofline": Roofline(profile.device, profile.model, profile.server).assumptions(
+            max(scenario.concurrency)
+        ),
         **{k: v for k, v in extra.items() if k != "run_id"},
     }
 

@@ -22,12 +22,25 @@ import pytest
 from agbench.task import Task, load_suite
 
 KNOWN_TOOLS = {
-    "read_file", "write_file", "edit_file", "list_dir", "search_files",
-    "run_command", "python", "web_search", "web_fetch",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_dir",
+    "search_files",
+    "run_command",
+    "python",
+    "web_search",
+    "web_fetch",
 }
 EXPECTED_PER_CATEGORY = {
-    "local_files": 12, "retrieval": 10, "calculation": 8, "terminal": 12,
-    "office": 6, "multimedia": 5, "scientific": 5, "system": 2,
+    "local_files": 12,
+    "retrieval": 10,
+    "calculation": 8,
+    "terminal": 12,
+    "office": 6,
+    "multimedia": 5,
+    "scientific": 5,
+    "system": 2,
 }
 PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
 
@@ -51,7 +64,10 @@ def run_attempt(task: Task, use_oracle: bool) -> tuple[float, str]:
             shutil.copytree(task.solution_dir, root / "solution")
             proc = subprocess.run(
                 [PYTHON, str(root / "solution" / "solve.py")],
-                cwd=work, capture_output=True, text=True, timeout=300,
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             if proc.returncode != 0:
                 return 0.0, f"oracle exited {proc.returncode}: {proc.stderr[-500:]}"
@@ -60,7 +76,10 @@ def run_attempt(task: Task, use_oracle: bool) -> tuple[float, str]:
         (root / "verifier" / "answer.txt").write_text(answer)
         proc = subprocess.run(
             [PYTHON, str(root / "verifier" / "verify.py")],
-            cwd=work, capture_output=True, text=True, timeout=300,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         lines = proc.stdout.strip().splitlines()
         if not lines:

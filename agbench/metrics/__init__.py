@@ -20,6 +20,7 @@ validation compares two summaries. Definitions (DESIGN.md, "Metrics"):
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,21 @@ def read_tables(store: RunStore, tables: dict[str, list[str]] | None = None) -> 
 
 def _empty(table: str) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="object") for c in columns(table)})
+
+
+def with_defaults(frame: pd.DataFrame, table: str) -> pd.DataFrame:
+    """The frame with every column ``summarize`` reads, absent ones filled with the record's
+    default: tables built by hand or by an older writer may leave optional columns out."""
+    needed = METRIC_COLUMNS[table]
+    missing = [c for c in needed if c not in frame.columns]
+    if not missing:
+        return frame
+    defaults = {f.name: f.default for f in dataclasses.fields(TABLES[table])}
+    frame = frame.copy()
+    for name in missing:
+        default = defaults.get(name)
+        frame[name] = None if default is dataclasses.MISSING else default
+    return frame
 
 
 def only_counted(frame: pd.DataFrame, counted: pd.DataFrame) -> pd.DataFrame:
@@ -145,6 +161,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
     task_runs = tables.get("task_runs")
     if task_runs is None or not len(task_runs):
         raise RunDirError(f"run {meta.get('run_id', '?')} has no finished task to summarize")
+    tables = {name: with_defaults(frame, name) for name, frame in tables.items() if name in METRIC_COLUMNS}
+    task_runs = tables["task_runs"]
     counted = counted_attempts(task_runs)
     if not len(counted):
         raise RunDirError(

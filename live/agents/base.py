@@ -239,6 +239,7 @@ class AgentContext:
         agent_kind: AgentKind = AgentKind.MODEL,
         tool_call_parser: str = "auto",
         max_tokens: int | None = None,
+        text_tool_endpoints: frozenset[str] = frozenset(),
     ) -> None:
         self.task = task
         self.architecture = architecture
@@ -250,6 +251,9 @@ class AgentContext:
         self.agent_kind = agent_kind
         self.tool_call_parser = tool_call_parser
         self.max_tokens = max_tokens
+        #: Endpoints whose chat template drops the ``tools`` field (llama.cpp ``/props`` says
+        #: ``supports_tools: false``): a model agent describes its tools in the prompt instead.
+        self.text_tool_endpoints = text_tool_endpoints
         if isinstance(backends, dict):
             table = dict(backends)
 

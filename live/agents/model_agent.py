@@ -89,6 +89,27 @@ def tool_result_text(result: Any) -> str:
     return str(result)
 
 
+def tools_as_text(schemas: list[dict[str, Any]]) -> str:
+    """The tool list for a model whose chat template cannot carry ``tools`` (Hermes-style calls,
+    which the ``auto`` parser reads)."""
+    lines = [
+        "# Tools",
+        "To call a tool, write exactly one line per call:",
+        '<tool_call>{"name": "TOOL_NAME", "arguments": {"ARG": "VALUE"}}</tool_call>',
+        "then stop and wait for the result. Available tools:",
+    ]
+    for schema in schemas:
+        fn = schema.get("function", {})
+        props = fn.get("parameters", {}).get("properties", {})
+        required = set(fn.get("parameters", {}).get("required", []))
+        args = ", ".join(
+            f"{name}: {spec.get('type', 'any')}{'' if name in required else ' (optional)'}"
+            for name, spec in props.items()
+        )
+        lines.append(f"- {fn.get('name')}({args}): {fn.get('description', '').strip()}")
+    return "\n".join(lines)
+
+
 def _clip(text: str) -> str:
     if len(text) <= MAX_TOOL_OUTPUT_CHARS:
         return text
@@ -132,8 +153,11 @@ async def run_agent_loop(
     schemas = list(tool_schemas(ctx.tools)) + list(extra_schemas or [])
     known = {t.name for t in ctx.tools} | set(extra_tools)
     max_tokens = ctx.max_tokens or DEFAULT_MAX_TOKENS
+    system = role.system_prompt
+    if role.endpoint in ctx.text_tool_endpoints and schemas:
+        system += "\n\n" + tools_as_text(schemas)
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": role.system_prompt},
+        {"role": "system", "content": system},
         {"role": "user", "content": user_message},
     ]
     turns = 0
@@ -142,7 +166,7 @@ async def run_agent_loop(
         if ctx.remaining_s() <= 0:
             return LoopResult("", Status.TIMEOUT, "task deadline passed", turns, compactions)
         result = await ctx.chat(
-            role.agent, role.endpoint, messages, tools=schemas or None, max_tokens=max_tokens
+            role.agent, role.endpoint, list(messages), tools=schemas or None, max_tokens=max_tokens
         )
         turns += 1
         error = str(result.error_class or "")
@@ -179,7 +203,8 @@ async def run_agent_loop(
                     },
                 }
             )
-        messages.append({"role": "assistant", "content": text or "", "tool_calls": tool_calls})
+        # The model's own words stay in the history (with text tool calls, they are the calls).
+        messages.append({"role": "assistant", "content": result.content or "", "tool_calls": tool_calls})
         for call in calls:
             output = await _run_call(ctx, role, call, known, extra_tools)
             messages.append(

@@ -11,14 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 import psutil
-from agbench.live.monitors.sampler_thread import Done, SamplerThread
 
+from agbench.live.monitors.sampler_thread import Done, SamplerThread
 from agbench.records import ResourceSample
 
 
 def _nvml() -> Any:
     try:
-        import pynvml  # type: ignore[import-not-found]
+        import pynvml
 
         pynvml.nvmlInit()
         count = pynvml.nvmlDeviceGetCount()
@@ -82,11 +82,11 @@ class ResourceSampler:
 
     @property
     def cpu_fraction(self) -> float:
-        return self._thread.cpu_fraction
+        return float(self._thread.cpu_fraction)
 
     @property
     def samples(self) -> int:
-        return self._thread.samples
+        return int(self._thread.samples)
 
     def sample_once(self) -> ResourceSample:
         mem = psutil.virtual_memory()

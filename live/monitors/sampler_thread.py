@@ -75,4 +75,4 @@ class Done:
     the harness's async code may write ``await sampler.start()`` and sync code need not."""
 
     def __await__(self) -> Generator[None, None, None]:
-        return iter(())
+        yield from ()

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from agbench.live.monitors.sampler_thread import Done, SamplerThread
 
+from agbench.live.monitors.sampler_thread import Done, SamplerThread
 from agbench.records import ServerSample
 
 
@@ -112,15 +112,15 @@ class ServerSampler:
 
     @property
     def cpu_fraction(self) -> float:
-        return self._thread.cpu_fraction
+        return float(self._thread.cpu_fraction)
 
     @property
     def samples(self) -> int:
-        return self._thread.samples
+        return int(self._thread.samples)
 
     @property
     def errors(self) -> int:
-        return self._thread.errors
+        return int(self._thread.errors)
 
     def sample_once(self) -> ServerSample:
         t = time.time()

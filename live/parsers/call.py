@@ -16,7 +16,7 @@ from typing import Any
 from agbench.live.parsers.values import loads_strict
 
 #: Keys that different model families use for the function name and for its arguments.
-NAME_KEYS = ("name", "tool_name", "function_name")
+NAME_KEYS = ("name", "tool_name", "function_name", "function")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 
 
@@ -62,27 +62,32 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], bool]:
     return {"_raw": json.dumps(raw, ensure_ascii=False, default=str)}, True
 
 
-def call_from_object(obj: Any, *, allow_single_key: bool = False) -> ParsedToolCall | None:
+def call_from_object(
+    obj: Any, *, allow_single_key: bool = False, require_arguments: bool = False
+) -> ParsedToolCall | None:
     """A call from a decoded JSON object, or None when it does not look like one.
 
     Recognises ``{"name", "arguments"|"parameters"|...}``, ``{"function": {...}}`` (OpenAI
     tool_call objects), Cohere's ``tool_name``, and, when ``allow_single_key`` (inside
     markers that say "these are tool calls", e.g. Apertus), ``{"tool": {args}}``.
+    ``require_arguments``: JSON found in prose with no marker must carry an arguments key, so
+    that an answer such as ``{"name": "Alice"}`` is not mistaken for a call.
     """
     if not isinstance(obj, dict):
         return None
     function = obj.get("function")
     if isinstance(function, dict) and isinstance(function.get("name"), str):
-        call = call_from_object(function)
+        call = call_from_object(function, require_arguments=require_arguments)
         if call is not None and isinstance(obj.get("id"), str):
             call.id = obj["id"]
         return call
     name = next((obj[k] for k in NAME_KEYS if isinstance(obj.get(k), str)), None)
     if name is not None and name.strip():
         extra = set(obj) - set(NAME_KEYS) - set(ARGUMENT_KEYS) - {"id", "type", "tool_call_id"}
-        raw_args = next((obj[k] for k in ARGUMENT_KEYS if k in obj), None)
-        if raw_args is None and extra:
+        has_arguments = any(k in obj for k in ARGUMENT_KEYS)
+        if not has_arguments and (extra or require_arguments):
             return None  # {"name": ..., "other": ...} is data, not a call
+        raw_args = next((obj[k] for k in ARGUMENT_KEYS if k in obj), None)
         arguments, malformed = decode_arguments(raw_args)
         call_id = obj.get("id", obj.get("tool_call_id"))
         return ParsedToolCall(

@@ -38,9 +38,12 @@ _CALL = re.compile(r"call:([\w.\-]+)\s*(?=\{)")
 class _Reader:
     """Reads one value in the Gemma argument syntax; raises ValueError on anything else."""
 
-    def __init__(self, text: str, quote: str) -> None:
+    def __init__(self, text: str, tokens: GemmaTokens) -> None:
         self.text = text
-        self.quote = quote
+        self.quote = tokens.quote
+        #: Tokens that cannot occur in a bare value or key: meeting one means this is not a call
+        #: (stopping there keeps garbage with many open tags linear).
+        self.stops = (tokens.quote, tokens.open, tokens.close, "{", "[")
         self.pos = 0
 
     def _skip_ws(self) -> None:
@@ -74,8 +77,8 @@ class _Reader:
     def _scalar(self) -> Any:
         start = self.pos
         while self.pos < len(self.text) and self.text[self.pos] not in ",}]":
-            if self.text.startswith(self.quote, self.pos):
-                raise ValueError("quote inside bare value")
+            if self.text.startswith(self.stops, self.pos):
+                raise ValueError("token inside bare value")
             self.pos += 1
         raw = self.text[start : self.pos].strip()
         if not raw:
@@ -91,6 +94,8 @@ class _Reader:
             return self._string()
         start = self.pos
         while self.pos < len(self.text) and self.text[self.pos] not in ":{}[],":
+            if self.text.startswith(self.stops, self.pos) or self.pos - start > 256:
+                raise ValueError("not a key")
             self.pos += 1
         key = self.text[start : self.pos].strip().strip('"')
         if not key:
@@ -153,7 +158,7 @@ def _parse(text: str, tokens: GemmaTokens) -> tuple[list[ParsedToolCall], str]:
             match = _CALL.match(text, pos) or _CALL.match(text, _skip_ws(text, pos))
             if match is None:
                 break
-            reader = _Reader(text, tokens.quote)
+            reader = _Reader(text, tokens)
             reader.pos = match.end()
             try:
                 arguments = reader.object()

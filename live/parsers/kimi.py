@@ -47,7 +47,9 @@ def _parse_kimi(text: str) -> tuple[list[ParsedToolCall], list[tuple[int, int]]]
     calls: list[ParsedToolCall] = []
     spans: list[tuple[int, int]] = []
     sections = list(_KIMI_SECTION.finditer(text))
-    regions = [(m.start(1), m.end(1), m.span()) for m in sections] or [(0, len(text), None)]
+    regions: list[tuple[int, int, tuple[int, int] | None]] = [
+        (m.start(1), m.end(1), m.span()) for m in sections
+    ] or [(0, len(text), None)]
     for start, end, span in regions:
         found_here = False
         for match in _KIMI_CALL.finditer(text, start, end):
@@ -68,7 +70,9 @@ def _parse_deepseek(text: str) -> tuple[list[ParsedToolCall], list[tuple[int, in
     calls: list[ParsedToolCall] = []
     spans: list[tuple[int, int]] = []
     sections = list(_DS_SECTION.finditer(text))
-    regions = [(m.start(1), m.end(1), m.span()) for m in sections] or [(0, len(text), None)]
+    regions: list[tuple[int, int, tuple[int, int] | None]] = [
+        (m.start(1), m.end(1), m.span()) for m in sections
+    ] or [(0, len(text), None)]
     for start, end, span in regions:
         found_here = False
         for match in _DS_CALL.finditer(text, start, end):

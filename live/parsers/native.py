@@ -25,6 +25,8 @@ def native_calls(message: dict[str, Any], *, legacy_function_call: bool = True) 
             function = item.get("function")
             if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                 continue
+            if not function["name"].strip():
+                continue  # a streamed call whose name never arrived
             arguments, malformed = decode_arguments(function.get("arguments"))
             call_id = item.get("id")
             calls.append(

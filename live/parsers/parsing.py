@@ -25,7 +25,7 @@ def _apply(fmt: ToolCallFormat, text: str) -> tuple[list[ParsedToolCall], str]:
                 return calls, "\n".join(p for p in (reasoning.strip(), rest.strip()) if p)
             return [], text
         calls, rest = fmt.parse(text)
-    except Exception:  # noqa: BLE001 - see module docstring: never let model text raise
+    except Exception:
         return [], text
     return (calls, rest) if calls else ([], text)
 
@@ -53,7 +53,9 @@ def content_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
     return ""
 
@@ -73,7 +75,7 @@ def parse_message(message: dict[str, Any], parser: str = "auto") -> tuple[list[P
     content = content_text(message.get("content"))
     try:
         calls = native_calls(message, legacy_function_call=canonical != "openai-native")
-    except Exception:  # noqa: BLE001
+    except Exception:
         calls = []
     if calls:
         return calls, content
@@ -88,4 +90,5 @@ def render(calls: list[ParsedToolCall], parser: str) -> str:
     fmt = FORMATS.get(canonical)
     if fmt is None or fmt.render is None:
         raise AgbenchError(f"tool-call parser {parser!r} has no text form to render; name a format")
-    return fmt.render(calls)
+    rendered: str = fmt.render(calls)
+    return rendered

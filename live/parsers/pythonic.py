@@ -15,6 +15,7 @@ are accepted as argument values, so model text cannot run code here.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import Any
 
@@ -72,23 +73,32 @@ def _call_list(source: str) -> list[ParsedToolCall]:
 
 
 def parse_pythonic(text: str) -> tuple[list[ParsedToolCall], str]:
-    """The first ``[call(...), ...]`` list that starts a line (optionally after ``<|python_start|>``)."""
+    """The first ``[call(...), ...]`` list that starts a line (optionally after ``<|python_start|>``).
+
+    Each candidate start is tried against the furthest closing brackets first (nested lists in
+    arguments), with a bounded number of attempts so long non-call text stays cheap.
+    """
+    closes = [m.end() for m in re.finditer(r"\]", text)]
     attempts = 0
     for start_match in _LIST_START.finditer(text):
         start = start_match.start(1)
-        closes = [m.end() for m in re.finditer(r"\]", text[start:])]
-        for close in reversed(closes[-_MAX_ATTEMPTS:]):
+        first = bisect.bisect_left(closes, start + 1)
+        after = closes[first:]
+        ends = (
+            after[::-1]
+            if len(after) <= _MAX_ATTEMPTS
+            else [*after[: -_MAX_ATTEMPTS // 2 - 1 : -1], *after[: _MAX_ATTEMPTS // 2]]
+        )
+        for end in ends:
             attempts += 1
             if attempts > _MAX_ATTEMPTS * 4:
                 return [], text
             try:
-                calls = _call_list(text[start : start + close])
+                calls = _call_list(text[start:end])
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
-            end = start + close
-            span_start = start_match.start(0)
             tail = re.match(r"\s*<\|python_end\|>", text[end:])
-            return calls, remove_spans(text, [(span_start, end + (tail.end() if tail else 0))])
+            return calls, remove_spans(text, [(start_match.start(0), end + (tail.end() if tail else 0))])
     return [], text
 
 

@@ -9,24 +9,43 @@ streaming details that do not matter for completed responses).
 from __future__ import annotations
 
 from agbench.errors import AgbenchError
-from agbench.live.parsers import gemma, glm, harmony, json_content, kimi, minimax, native, pythonic, qwen_xml
-from agbench.live.parsers import tagged_json, xlam
+from agbench.live.parsers import (
+    gemma,
+    glm,
+    harmony,
+    json_content,
+    kimi,
+    minimax,
+    native,
+    pythonic,
+    qwen_xml,
+    tagged_json,
+    xlam,
+)
 from agbench.live.parsers.call import ParsedToolCall
-from agbench.live.parsers.format import ToolCallFormat
+from agbench.live.parsers.format import ParseFn, RenderFn, ToolCallFormat
 
 
 def _none(text: str) -> tuple[list[ParsedToolCall], str]:
     return [], text
 
 
-def _format(name: str, description: str, parse, render=None, strip_reasoning: bool = True) -> ToolCallFormat:  # type: ignore[no-untyped-def]
+def _format(
+    name: str, description: str, parse: ParseFn, render: RenderFn | None = None, strip_reasoning: bool = True
+) -> ToolCallFormat:
     return ToolCallFormat(name, description, parse, render, strip_reasoning)
 
 
 FORMATS: dict[str, ToolCallFormat] = {
     f.name: f
     for f in (
-        _format("openai-native", "OpenAI message.tool_calls", native.parse_openai_native, native.render_native, False),
+        _format(
+            "openai-native",
+            "OpenAI message.tool_calls",
+            native.parse_openai_native,
+            native.render_native,
+            False,
+        ),
         _format(
             "vllm-compatible",
             "OpenAI tool_calls plus legacy message.function_call",
@@ -34,23 +53,45 @@ FORMATS: dict[str, ToolCallFormat] = {
             native.render_native,
             False,
         ),
-        _format("qwen3", "<tool_call><function=NAME><parameter=KEY>…", qwen_xml.parse_qwen3, qwen_xml.render_qwen3),
-        _format("nemotron-v3", "Qwen3 XML calls (Nemotron v3)", qwen_xml.parse_qwen3, qwen_xml.render_qwen3),
-        _format("seed-oss", "<seed:tool_call><function=NAME>…", qwen_xml.parse_seed_oss, qwen_xml.render_seed_oss),
         _format(
-            "minimax-m2", "<minimax:tool_call><invoke name=…>", minimax.parse_minimax_m2, minimax.render_minimax_m2
+            "qwen3", "<tool_call><function=NAME><parameter=KEY>…", qwen_xml.parse_qwen3, qwen_xml.render_qwen3
         ),
-        _format("glm47-moe", "<tool_call>NAME<arg_key>K</arg_key><arg_value>V…", glm.parse_glm47, glm.render_glm47),
-        _format("gemma4", '<|tool_call>call:NAME{k:<|"|>v<|"|>}<tool_call|>', gemma.parse_gemma4, gemma.render_gemma4),
+        _format("nemotron-v3", "Qwen3 XML calls (Nemotron v3)", qwen_xml.parse_qwen3, qwen_xml.render_qwen3),
+        _format(
+            "seed-oss", "<seed:tool_call><function=NAME>…", qwen_xml.parse_seed_oss, qwen_xml.render_seed_oss
+        ),
+        _format(
+            "minimax-m2",
+            "<minimax:tool_call><invoke name=…>",
+            minimax.parse_minimax_m2,
+            minimax.render_minimax_m2,
+        ),
+        _format(
+            "glm47-moe", "<tool_call>NAME<arg_key>K</arg_key><arg_value>V…", glm.parse_glm47, glm.render_glm47
+        ),
+        _format(
+            "gemma4",
+            '<|tool_call>call:NAME{k:<|"|>v<|"|>}<tool_call|>',
+            gemma.parse_gemma4,
+            gemma.render_gemma4,
+        ),
         _format(
             "kimi-k2",
             "<|tool_call_begin|>functions.NAME:N<|tool_call_argument_begin|>{json} (and DeepSeek tokens)",
             kimi.parse_kimi_k2,
             kimi.render_kimi_k2,
         ),
-        _format("harmony", "gpt-oss Harmony messages to=functions.NAME", harmony.parse_harmony, harmony.render_harmony),
         _format(
-            "hermes", '<tool_call>{"name":…,"arguments":{…}}</tool_call>', tagged_json.parse_hermes, tagged_json.render_hermes
+            "harmony",
+            "gpt-oss Harmony messages to=functions.NAME",
+            harmony.parse_harmony,
+            harmony.render_harmony,
+        ),
+        _format(
+            "hermes",
+            '<tool_call>{"name":…,"arguments":{…}}</tool_call>',
+            tagged_json.parse_hermes,
+            tagged_json.render_hermes,
         ),
         _format("qwen3.5", "Hermes-style tagged JSON", tagged_json.parse_hermes, tagged_json.render_hermes),
         _format(
@@ -67,7 +108,12 @@ FORMATS: dict[str, ToolCallFormat] = {
             gemma.render_functiongemma,
         ),
         _format("pythonic", "[name(arg='value'), ...]", pythonic.parse_pythonic, pythonic.render_pythonic),
-        _format("olmo3", "<function_calls> newline-separated Python calls", pythonic.parse_olmo3, pythonic.render_olmo3),
+        _format(
+            "olmo3",
+            "<function_calls> newline-separated Python calls",
+            pythonic.parse_olmo3,
+            pythonic.render_olmo3,
+        ),
         _format(
             "json-in-content",
             "any JSON call object or array in the content",

@@ -58,7 +58,8 @@ def parse_between(text: str, open_tag: str, close_tag: str) -> tuple[list[Parsed
 
 def _render(calls: list[ParsedToolCall], open_tag: str, close_tag: str) -> str:
     return "\n".join(
-        f"{open_tag}\n{dumps({'name': call.name, 'arguments': call.arguments})}\n{close_tag}" for call in calls
+        f"{open_tag}\n{dumps({'name': call.name, 'arguments': call.arguments})}\n{close_tag}"
+        for call in calls
     )
 
 

@@ -10,6 +10,7 @@ is written JSON-quoted) so that render → parse is exact.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 
@@ -46,28 +47,31 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def json_values_at(text: str, opener: str = "{[") -> list[tuple[int, int, Any]]:
-    """Every top-level JSON value in ``text`` starting with one of ``opener``: (start, end, value).
+def json_values_at(text: str) -> list[tuple[int, int, Any]]:
+    """Every top-level JSON object, or array of objects, in ``text``: (start, end, value).
 
     Scans left to right; after a value decodes, scanning resumes after it, so nested objects are
-    not reported twice. Used where JSON is embedded in prose.
+    not reported twice. Only ``{"`` / ``{}`` and ``[{`` / ``[]`` (whitespace allowed) are tried,
+    which is all a tool call can start with, so prose full of brackets stays linear. Used where
+    JSON is embedded in prose.
     """
     decoder = json.JSONDecoder(parse_constant=_reject_constant)
     found: list[tuple[int, int, Any]] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        if text[i] in opener:
-            try:
-                value, end = decoder.raw_decode(text, i)
-            except (ValueError, RecursionError):
-                i += 1
-                continue
-            found.append((i, end, value))
-            i = end
-        else:
-            i += 1
+    for start in _CANDIDATE.finditer(text):
+        i = start.start()
+        if found and i < found[-1][1]:
+            continue
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except ValueError:
+            continue
+        except RecursionError:
+            break  # nested a thousand deep: not a tool call, and scanning on would be quadratic
+        found.append((i, end, value))
     return found
+
+
+_CANDIDATE = re.compile(r"\{\s*[\"}]|\[\s*[{\]]")
 
 
 def trim_layout(value: str) -> str:

@@ -20,7 +20,9 @@ from agbench.live.parsers.format import remove_spans
 from agbench.live.parsers.json_content import find_json_calls
 from agbench.live.parsers.values import dumps
 
-_MISTRAL_NAMED = re.compile(r"\[TOOL_CALLS\]\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?(?:\[ARGS\])?\s*(?=\{)")
+_MISTRAL_NAMED = re.compile(
+    r"\[TOOL_CALLS\]\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?(?:\[ARGS\])?\s*(?=\{)"
+)
 _DECODER = json.JSONDecoder()
 
 
@@ -46,4 +48,5 @@ def parse_xlam(text: str) -> tuple[list[ParsedToolCall], str]:
 
 
 def render_xlam(calls: list[ParsedToolCall]) -> str:
-    return dumps([{"name": call.name, "arguments": call.arguments} for call in calls])
+    rendered: str = dumps([{"name": call.name, "arguments": call.arguments} for call in calls])
+    return rendered

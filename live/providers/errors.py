@@ -38,6 +38,9 @@ _CONTEXT_MARKERS = (
 )
 
 
+_GATEWAY_CLASSES = frozenset({"connection", "timeout"})
+
+
 class ModelRequestError(Exception):
     """Raised by ``ChatResult.raise_for_error()``: a model request that ended in an error class."""
 
@@ -69,6 +72,10 @@ def classify_http_error(status_code: int, body: Any) -> ErrorClass:
     exceeded" are context limits; 429 is rate limiting; other 5xx are server errors; other 4xx
     are the request's fault and counted as bad_response (the protocol broke down)."""
     text = error_text(body)
+    err = body.get("error") if isinstance(body, dict) else None
+    if status_code in (502, 504) and isinstance(err, dict) and err.get("type") in _GATEWAY_CLASSES:
+        # The recording proxy answers 502/504 with the class it saw upstream.
+        return ErrorClass(err["type"])
     if is_context_error(text):
         return ErrorClass.CONTEXT_LIMIT
     if status_code == 429:

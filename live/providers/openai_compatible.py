@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+
 from agbench.live.providers.errors import (
     ErrorClass,
     ModelRequestError,
@@ -30,7 +31,6 @@ from agbench.live.providers.errors import (
     error_text,
     parse_retry_after,
 )
-
 from agbench.records import ModelCall
 
 
@@ -452,7 +452,10 @@ class ChatClient:
         raw_len = 0
         try:
             async with asyncio.timeout(self.timeout_s):
-                async with self._http().stream("POST", self.url, json=body, headers=headers) as response:
+                client = self._http()
+                request = client.build_request("POST", self.url, json=body, headers=headers)
+                response = await send_retrying_stale(client, request)
+                try:
                     result.status_code = response.status_code
                     if response.status_code != 200:
                         text = (await response.aread()).decode("utf-8", errors="replace")
@@ -481,14 +484,20 @@ class ChatClient:
                                 continue  # comments, event names, blank separators
                             payload = line[5:].strip()
                             if payload == "[DONE]":
+                                # Read on to the end of the body (it follows at once) so the
+                                # connection goes back to the pool instead of being closed.
                                 state.done = True
-                                break
+                                continue
+                            if state.done:
+                                continue
                             event = json.loads(payload)
                             if not isinstance(event, dict):
                                 raise ValueError(f"SSE event is not an object: {payload[:80]}")
                             state.feed(event, now)
                             if state.error_body is not None:
                                 break
+                finally:
+                    await response.aclose()
         except TimeoutError:
             result.error_class, result.error = (
                 ErrorClass.TIMEOUT.value,
@@ -514,6 +523,22 @@ class ChatClient:
         record.error = result.error
         result.attempts = [record]
         return result
+
+
+async def send_retrying_stale(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    """Send (streaming) and, if a kept-alive connection proves to have been closed by the server
+    before any answer came back, send once more on a fresh connection.
+
+    The request never reached the server in that case, so this is not a retry of the model
+    call and is not recorded as an attempt. It matters because llama-server closes the
+    connection after every streamed answer: reusing the pooled socket races with that close.
+    """
+    try:
+        return await client.send(request, stream=True)
+    except httpx.RemoteProtocolError as exc:
+        if "without sending a response" not in str(exc):
+            raise
+        return await client.send(request, stream=True)
 
 
 def _float_or_none(value: Any) -> float | None:

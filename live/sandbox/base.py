@@ -132,6 +132,8 @@ class Sandbox(abc.ABC):
         self.limits_enforced: dict[str, bool | str] = {}
         self.started = False
         self.destroyed = False
+        # (uid, gid) that host-side writes under /work must belong to, if not the host user.
+        self.host_owner: tuple[int, int] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def _prepare_host_dirs(self) -> None:
@@ -158,9 +160,22 @@ class Sandbox(abc.ABC):
         self.started = True
         await self._check_required_programs()
 
+    def _rootfs_for_checks(self) -> Path | None:
+        """The host copy of the sandbox's root filesystem, when the backend knows it."""
+        return None
+
     async def _check_required_programs(self) -> None:
         programs = [p for p in self.task.required_programs if p]
         if not programs:
+            return
+        rootfs = self._rootfs_for_checks()
+        if rootfs is not None:
+            from .images import rootfs_has_program
+
+            missing_here = [p for p in programs if not rootfs_has_program(rootfs, p)]
+            if missing_here:
+                await self.destroy()
+                raise MissingRequiredProgram(self.task.id, missing_here)
             return
         script = 'for p in "$@"; do command -v "$p" >/dev/null 2>&1 || echo "$p"; done'
         res = await self.exec(["/bin/sh", "-c", script, "sh", *programs], timeout_s=30, cwd="/")
@@ -253,7 +268,11 @@ class Sandbox(abc.ABC):
             raise _os_error_from(res.stderr_text, path)
 
     def _own_host_path(self, path: Path) -> None:
-        """Give a host-created file to the sandbox user where the backend needs that."""
+        """Give a host-created file to the sandbox user, for backends whose user is a real
+        host uid (Docker); bubblewrap's sandbox user maps back to the host user itself."""
+        if self.host_owner is not None:
+            with contextlib.suppress(OSError):
+                os.lchown(path, *self.host_owner)
 
     async def copy_in(self, host_dir: Path, sandbox_dir: str) -> None:
         """Copy a host folder's contents to ``sandbox_dir`` (/verifier, /solution or under /work)."""
@@ -274,7 +293,9 @@ class Sandbox(abc.ABC):
                 for name in dirnames + filenames:
                     self._own_host_path(Path(dirpath) / name)
             return
-        raise SandboxError(f"copy_in: {sandbox_dir} is not writable from the host (use /work, /verifier, /solution)")
+        raise SandboxError(
+            f"copy_in: {sandbox_dir} is not writable from the host (use /work, /verifier, /solution)"
+        )
 
 
 def _os_error_from(stderr: str, path: str) -> OSError:

@@ -82,6 +82,9 @@ class BwrapSandbox(Sandbox):
             "no_new_privileges": True,
         }
 
+    def _rootfs_for_checks(self) -> Path | None:
+        return self.rootfs
+
     def _bwrap_args(self, cmd: list[str], cwd: str, env: dict[str, str] | None) -> list[str]:
         assert self._bwrap is not None and self.rootfs is not None
         args = [self._bwrap, "--unshare-all"]

@@ -10,7 +10,9 @@ reaped.
 
 Each exec is wrapped in coreutils ``timeout -s KILL`` so a hung command dies inside the
 container at its deadline; a host-side deadline a little later catches anything that escaped
-the wrapper's process group and kills every process of the container but init.
+the wrapper's process group and kills every process of the container but init. When an exec
+ends, what is left of its process group is killed, so, as with bubblewrap, background jobs do
+not outlive the command that started them (only a ``setsid`` daemon does, until destroy).
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import os
 import signal
 import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agbench.task import Task
 
@@ -40,9 +45,10 @@ from .base import (
     chown_tree,
 )
 from .dockerd import DockerDaemon, ensure_dockerd
-from .images import SANDBOX_GID, SANDBOX_UID, ensure_docker_image
+from .images import SANDBOX_GID, SANDBOX_UID, ensure_docker_image, rootfs_dir, rootfs_ready
 from .process_io import MAX_CAPTURE_BYTES
 
+T = TypeVar("T")
 TMPFS_SIZE_MB = 512
 HOST_GRACE_S = 5.0
 _daemon: DockerDaemon | None = None
@@ -67,6 +73,16 @@ def stop_shared_daemon() -> None:
         if _daemon is not None:
             _daemon.stop()
             _daemon = None
+
+
+# Docker SDK calls block; a long exec holds a thread for its whole run, so with many concurrent
+# attempts the default executor (cores + 4 threads) would queue other sandboxes' calls.
+_EXECUTOR = ThreadPoolExecutor(max_workers=128, thread_name_prefix="agbench-docker")
+
+
+async def _blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_EXECUTOR, functools.partial(fn, *args, **kwargs))
 
 
 def _cgroup_cpu_s(container_id: str) -> float | None:
@@ -112,13 +128,15 @@ class DockerSandbox(Sandbox):
         self.container: Any = None
         self.container_id: str | None = None
         self._client: Any = None
+        if os.geteuid() == 0:
+            self.host_owner = (SANDBOX_UID, SANDBOX_GID)
 
-    def _own_host_path(self, path: Path) -> None:
-        with contextlib.suppress(OSError):
-            os.lchown(path, SANDBOX_UID, SANDBOX_GID)
+    def _rootfs_for_checks(self) -> Path | None:
+        # The image is imported from this folder; without it, check by exec inside.
+        return rootfs_dir() if rootfs_ready() else None
 
     async def _start(self) -> None:
-        await asyncio.to_thread(self._start_sync)
+        await _blocking(self._start_sync)
 
     def _start_sync(self) -> None:
         import docker.errors
@@ -191,7 +209,7 @@ class DockerSandbox(Sandbox):
         cpu0 = _cgroup_cpu_s(self.container_id)
         t0 = time.monotonic()
         try:
-            exec_id = await asyncio.to_thread(
+            exec_id = await _blocking(
                 api.exec_create,
                 self.container_id,
                 wrapped,
@@ -206,19 +224,21 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"docker exec failed: {exc}") from None
         exec_id = exec_id["Id"]
         timed_out = False
-        runner = asyncio.ensure_future(asyncio.to_thread(_run_exec, api, exec_id, stdin))
+        runner = asyncio.ensure_future(_blocking(_run_exec, api, exec_id, stdin))
         try:
             out, err = await asyncio.wait_for(asyncio.shield(runner), timeout=timeout_s + HOST_GRACE_S)
         except TimeoutError:
             # Something escaped the in-container timeout while holding the output open.
             timed_out = True
-            await asyncio.to_thread(self._kill_all_but_init)
+            await _blocking(self._kill_all_but_init)
             try:
                 out, err = await asyncio.wait_for(runner, timeout=10)
             except TimeoutError:
                 out, err = b"", b""
         wall = time.monotonic() - t0
-        info = await asyncio.to_thread(api.exec_inspect, exec_id)
+        info = await _blocking(api.exec_inspect, exec_id)
+        if info.get("Pid"):
+            await _blocking(self._kill_process_group, int(info["Pid"]))
         code = info.get("ExitCode")
         code = 137 if code is None else int(code)
         if wall >= timeout_s and code in (124, 137):
@@ -228,6 +248,25 @@ class DockerSandbox(Sandbox):
         cpu1 = _cgroup_cpu_s(self.container_id)
         cpu = (cpu1 - cpu0) if cpu0 is not None and cpu1 is not None else 0.0
         return ExecResult(out, err, code, wall, max(cpu, 0.0), timed_out)
+
+    def _container_pids(self) -> list[int]:
+        for ctrl in ("pids", "memory", "cpuacct"):
+            path = Path(f"/sys/fs/cgroup/{ctrl}/docker/{self.container_id}/cgroup.procs")
+            try:
+                return [int(x) for x in path.read_text().split()]
+            except (OSError, ValueError):
+                continue
+        return []
+
+    def _kill_process_group(self, pgid: int) -> None:
+        """Kill what the exec left behind in its process group (the ``timeout`` wrapper leads
+        it), so that, as with bubblewrap, an exec's processes do not outlive it: a fork bomb or
+        a stray ``cmd &`` would otherwise hold the container's pids and output open. Only
+        processes of this container are touched."""
+        for pid in self._container_pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if os.getpgid(pid) == pgid:
+                    os.kill(pid, signal.SIGKILL)
 
     def _kill_all_but_init(self) -> None:
         """SIGKILL every process of the container except tini and its keep-alive child."""
@@ -253,7 +292,7 @@ class DockerSandbox(Sandbox):
             return
         self.destroyed = True
         if self.container is not None:
-            await asyncio.to_thread(self._remove_container)
+            await _blocking(self._remove_container)
 
     def _remove_container(self) -> None:
         import docker.errors

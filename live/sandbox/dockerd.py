@@ -107,7 +107,9 @@ def ensure_dockerd(
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             tail = log_path.read_text(errors="replace").strip().splitlines()[-2:]
-            raise DockerUnavailable(f"dockerd exited with {proc.returncode} (log {log_path}): {' | '.join(tail)}")
+            raise DockerUnavailable(
+                f"dockerd exited with {proc.returncode} (log {log_path}): {' | '.join(tail)}"
+            )
         if _answers(url):
             return DockerDaemon(url, proc, log_path)
         time.sleep(0.2)

@@ -31,6 +31,7 @@ IMAGE_REVISION = "1"
 # Programs tasks may declare in required_programs; keep in sync with the suite's needs.
 BASE_PACKAGES = (
     "python3",
+    "python-is-python3",  # models type `python` as often as `python3`
     "python3-openpyxl",
     "python3-mutagen",
     "procps",
@@ -118,7 +119,9 @@ def ensure_rootfs(*, quiet: bool = True) -> Path:
             proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
         if proc.returncode != 0:
             tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-            raise ImageBuildError(f"debootstrap failed (exit {proc.returncode}, log {log}): {' | '.join(tail)}")
+            raise ImageBuildError(
+                f"debootstrap failed (exit {proc.returncode}, log {log}): {' | '.join(tail)}"
+            )
         _finish_rootfs(partial)
         (partial / _COMPLETE_MARKER).write_text(f"built in {time.monotonic() - started:.0f} s\n")
         partial.rename(target)
@@ -150,8 +153,48 @@ def _finish_rootfs(root: Path) -> None:
     (root / "etc" / "hostname").write_text("sandbox\n")
 
 
+def rootfs_has_program(root: Path, name: str) -> bool:
+    """Whether ``name`` is an executable on the sandbox's PATH, checked on the host copy of the
+    root filesystem (no exec: this runs for every attempt). Links resolve inside ``root``."""
+    if "/" in name:
+        candidates = [name]
+    else:
+        candidates = [
+            f"{d}/{name}"
+            for d in ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin")
+        ]
+    for candidate in candidates:
+        path = candidate
+        for _ in range(16):
+            host = root / path.lstrip("/")
+            if host.is_symlink():
+                target = os.readlink(host)
+                path = (
+                    target
+                    if target.startswith("/")
+                    else os.path.normpath(os.path.join(os.path.dirname(path), target))
+                )
+                continue
+            # Parent folders may be links too (/bin -> usr/bin): resolve them one level up.
+            parent = os.path.dirname(path)
+            host_parent = root / parent.lstrip("/")
+            if parent != "/" and host_parent.is_symlink():
+                target = os.readlink(host_parent)
+                base = (
+                    target
+                    if target.startswith("/")
+                    else os.path.normpath(os.path.join(os.path.dirname(parent), target))
+                )
+                path = f"{base}/{os.path.basename(path)}"
+                continue
+            if host.is_file() and os.access(host, os.X_OK):
+                return True
+            break
+    return False
+
+
 def rootfs_tarball() -> Path:
-    """The root filesystem as a tar for ``docker import``, cached next to it."""
+    """The root filesystem as a tar for ``docker import`` (removed once imported)."""
     root = ensure_rootfs()
     tar_path = root.parent / f"{root.name}.tar"
     if tar_path.is_file():
@@ -199,6 +242,36 @@ def ensure_docker_image(client: Any) -> str:
             )
         except docker.errors.APIError as exc:
             raise ImageBuildError(f"docker import of {tar_path} failed: {exc}") from None
+        tar_path.unlink(missing_ok=True)  # the daemon has it now; the folder stays for bwrap
         return tag
     finally:
         lock.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agbench.live.sandbox.images [--docker]``: build the cache ahead of time."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Build agbench's base root filesystem (and Docker image).")
+    ap.add_argument("--docker", action="store_true", help="also import it into Docker as " + image_tag())
+    args = ap.parse_args(argv)
+    try:
+        print(ensure_rootfs(quiet=False))
+        if args.docker:
+            from .dockerd import ensure_dockerd
+
+            daemon = ensure_dockerd()
+            try:
+                client = daemon.client()
+                print(ensure_docker_image(client))
+                client.close()
+            finally:
+                daemon.stop()
+    except AgbenchError as exc:
+        print(f"error: {exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

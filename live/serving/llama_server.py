@@ -33,10 +33,10 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
-from agbench.live.serving.models import resolve_model_path, served_chat_template
 
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
+from agbench.live.serving.models import resolve_model_path, served_chat_template
 
 
 class ServerDiedError(AgbenchError):
@@ -122,7 +122,8 @@ class ManagedServer:
             if candidate.is_file():
                 return candidate.read_text()
             return template  # a built-in template name or the template text itself
-        return served_chat_template(self.settings.model, model_path)
+        embedded: str | None = served_chat_template(self.settings.model, model_path)
+        return embedded
 
     def _await_ready(self, deadline: float) -> str:
         assert self._proc is not None and self._proc.stdout is not None

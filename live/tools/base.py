@@ -82,7 +82,7 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> dict[str, Any]:
     out = dict(arguments)
     for key, value in arguments.items():
         expected = props[key].get("type")
-        if expected is None or value is None and key not in schema.get("required", []):
+        if expected is None or (value is None and key not in schema.get("required", [])):
             continue
         ok_types = types.get(expected, (object,))
         if expected in ("integer", "number") and isinstance(value, bool):

@@ -67,7 +67,9 @@ class ReadFile(BaseTool):
 
 class WriteFile(BaseTool):
     name = "write_file"
-    description = "Create or overwrite a text file (parent folders are created). Relative paths start at /work."
+    description = (
+        "Create or overwrite a text file (parent folders are created). Relative paths start at /work."
+    )
     parameters = {
         "type": "object",
         "properties": {
@@ -86,9 +88,7 @@ class WriteFile(BaseTool):
 
 class EditFile(BaseTool):
     name = "edit_file"
-    description = (
-        "Replace exact text in a file. old must occur exactly once unless replace_all is true."
-    )
+    description = "Replace exact text in a file. old must occur exactly once unless replace_all is true."
     parameters = {
         "type": "object",
         "properties": {
@@ -122,7 +122,9 @@ class EditFile(BaseTool):
 
 class ListDir(BaseTool):
     name = "list_dir"
-    description = "List a folder: one entry per line as '<type> <size> <name>' (d = folder, f = file, l = link)."
+    description = (
+        "List a folder: one entry per line as '<type> <size> <name>' (d = folder, f = file, l = link)."
+    )
     parameters = {
         "type": "object",
         "properties": {
@@ -147,9 +149,7 @@ class ListDir(BaseTool):
         text = "\n".join(shown) if shown else f"({path} is empty)"
         if len(entries) > LIST_LIMIT:
             text += f"\n[... {len(entries) - LIST_LIMIT} more entries not shown ...]"
-        return ToolResult(
-            truncate(text), cpu_s=res.cpu_s, wall_s=res.wall_s, bytes_in=len(res.stdout)
-        )
+        return ToolResult(truncate(text), cpu_s=res.cpu_s, wall_s=res.wall_s, bytes_in=len(res.stdout))
 
 
 class SearchFiles(BaseTool):

@@ -27,8 +27,41 @@ if TYPE_CHECKING:
 DOC_SUFFIXES = (".md", ".txt", ".markdown")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _STOPWORDS = frozenset(
-    "a an and are as at be by for from has have how in is it its of on or that the this to was "
-    "what when where which who why will with".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+    ]
 )
 _URL_LINE = re.compile(r"^\s*(?:url|source)\s*:\s*(\S+)\s*$", re.IGNORECASE)
 K1 = 1.5

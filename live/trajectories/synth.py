@@ -35,10 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agbench.live.trajectories.profile import HybridProfile, Profile, TokenProfile, load_profile
-
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.live.trajectories.profile import HybridProfile, Profile, TokenProfile, load_profile
 from agbench.task import Task
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 

@@ -24,6 +24,8 @@ from agbench.sim.workloads.base import SimTask
 from agbench.trajectory import ToolStep, Trajectory, Turn
 
 OK, CONTEXT, DEADLINE = "ok", "context_limit", "deadline"
+# What the generic "delegation failed" tool result adds to the cloud lead's history.
+FAILURE_REPORT_TOKENS = 40
 Proc = Generator[simpy.Event, Any, str]
 
 
@@ -71,6 +73,7 @@ class TaskState:
     exposed: int = 0
     exposure_drawn: bool = False
     delegation_abandoned: bool = False
+    failed_turn: int | None = None
     calls: int = 0
 
 
@@ -87,16 +90,14 @@ class TaskAgent:
 
     # ---- waits the deadline can interrupt ------------------------------------------------
     def _sleep(self, st: TaskState, seconds: float) -> simpy.Event:
-        ev = self.w.env.event()
-        timer = self.w.env.timeout(seconds)
-        timer.callbacks.append(lambda _e: self._fire(ev))
-        st.current = ("sleep", None, ev)
-        return ev
-
-    @staticmethod
-    def _fire(ev: simpy.Event) -> None:
-        if not ev.triggered:
-            ev.succeed()
+        """A wait that holds nothing: it simply ends at the deadline if that comes first
+        (one event, where an interruptible wait would need two)."""
+        left = st.deadline - self.w.env.now
+        st.current = None
+        if seconds >= left:
+            st.expired = True  # nothing else happens for this task before the deadline
+            return self.w.env.timeout(max(0.0, left))
+        return self.w.env.timeout(seconds)
 
     def _expire(self, st: TaskState) -> None:
         if st.finished or st.current is None:
@@ -181,19 +182,35 @@ class TaskAgent:
             )
         )
 
-    def _agent(self, st: TaskState, traj: Trajectory, role: str, conv: tuple[str, int]) -> Proc:
-        """Follow one agent's turns; returns OK, CONTEXT (its own context error) or DEADLINE."""
+    def _agent(
+        self, st: TaskState, traj: Trajectory, role: str, conv: tuple[str, int], start: int = 0
+    ) -> Proc:
+        """Follow one agent's turns from ``start``; returns OK, CONTEXT (its own context
+        error; ``st.failed_turn`` says where) or DEADLINE.
+
+        Same order and token accounting as the live replay agent (live/replay.py): the history
+        starts at the system prompt, each turn adds ``prompt_tokens_added`` then its output;
+        after the reply come the tools, then a delegation, then a consultation. An agent
+        resumed at ``start`` > 0 (a re-delegated sub-agent) begins a fresh history whose
+        first turn reads the original instruction (``turns[0].prompt_tokens_added``).
+        """
         w = self.w
         conv_key = (self.task.task, self.attempt, conv)
         sys_key = (w.arch, role)
         history = traj.system_prompt_tokens
         previous_prompt = 0
-        for turn in traj.turns:
+        for index in range(start, len(traj.turns)):
+            turn = traj.turns[index]
+            added = (
+                traj.turns[0].prompt_tokens_added
+                if index == start and start > 0
+                else turn.prompt_tokens_added
+            )
             if turn.think_s > 0:
                 yield self._sleep(st, turn.think_s)
                 if st.expired:
                     return DEADLINE
-            prompt = history + turn.prompt_tokens_added
+            prompt = history + added
             if turn.endpoint == "local":
                 result = yield from self._local_call(
                     st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, turn
@@ -202,6 +219,7 @@ class TaskAgent:
                     return DEADLINE
                 if result.error_class:
                     st.local_context_errors += 1
+                    st.failed_turn = index
                     if (
                         w.arch == "HLL"
                         and role == "lead"
@@ -220,17 +238,18 @@ class TaskAgent:
                 out = turn.output_tokens
             previous_prompt = prompt
             history = prompt + out
+            for step in turn.tools:
+                if not (yield from self._tool(st, role, step)):
+                    return DEADLINE
+            if turn.delegate is not None:
+                outcome, grown = yield from self._delegate(st, turn, turn.delegate, history)
+                if outcome != OK:
+                    return outcome
+                history = grown
             if turn.consult is not None:
                 outcome = yield from self._consult(st, turn.consult)
                 if outcome != OK:
                     return outcome
-            if turn.delegate is not None:
-                outcome = yield from self._delegate(st, turn.delegate)
-                if outcome != OK:
-                    return outcome
-            for step in turn.tools:
-                if not (yield from self._tool(st, role, step)):
-                    return DEADLINE
         return OK
 
     def _local_call(
@@ -369,20 +388,37 @@ class TaskAgent:
         )
         return OK if ok else DEADLINE
 
-    def _delegate(self, st: TaskState, sub: Trajectory) -> Proc:
+    def _delegate(
+        self, st: TaskState, lead_turn: Turn, sub: Trajectory, lead_history: int
+    ) -> Generator[simpy.Event, Any, tuple[str, int]]:
+        """HCL: run the sub-agent; returns (outcome, the lead's history afterwards).
+
+        A failed sub-agent reaches the cloud lead as a generic failure (its report); the lead
+        then takes one more turn to write a new delegation (``hcl_redelegate_p``, at most
+        ``hcl_redelegate_max`` times) and a fresh sub-agent resumes at the turn that failed,
+        as the live replay agent does; otherwise the lead gives up on the delegated work.
+        """
         failures = 0
+        progress = 0
+        report = sub.turns[-1].output_tokens if sub.turns else 0
+        instruction = sub.turns[0].prompt_tokens_added if sub.turns else 0
         while True:
             t0 = self.w.env.now
-            outcome = yield from self._agent(st, sub, "sub", ("sub", st.calls))
-            report = sub.turns[-1].output_tokens if sub.turns else 0
-            instruction = sub.turns[0].prompt_tokens_added if sub.turns else 0
+            st.failed_turn = None
+            outcome = yield from self._agent(st, sub, "sub", ("sub", st.calls), start=progress)
             self._message(st, "delegate", "cloud", "local-sub", t0, instruction, report, outcome == OK)
             if outcome in (OK, DEADLINE):
-                return outcome
-            failures += 1  # the lead sees a generic tool failure
+                return outcome, lead_history
+            failures += 1
             if not redelegates(st.rng, self.w.profile.behaviour, failures):
                 st.delegation_abandoned = True
-                return OK
+                return OK, lead_history
+            progress = st.failed_turn if st.failed_turn is not None else progress
+            prompt = lead_history + FAILURE_REPORT_TOKENS
+            ok = yield from self._cloud_call(st, "lead", prompt, lead_turn.output_tokens, lead_history, 0)
+            if not ok:
+                return DEADLINE, lead_history
+            lead_history = prompt + lead_turn.output_tokens
 
     def _message(
         self,
@@ -427,7 +463,7 @@ class TaskAgent:
         cpu_s = step.cpu_s * tp.wall_scale if step.cpu_s > 0 else wall * tp.default_cpu_fraction
         if wall <= 0 and cpu_s <= 0:
             ev = self._sleep(st, 0.0)
-        elif cpu_s <= 0:
+        elif cpu_s <= 1e-6 * max(1.0, wall):  # no CPU to speak of: it only waits
             ev = self._sleep(st, wall)
         else:
             demand = min(tp.max_cores_per_tool, cpu_s / wall) if wall > 0 else tp.max_cores_per_tool

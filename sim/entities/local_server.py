@@ -104,6 +104,8 @@ class LocalServer:
         self.context_errors = 0
         self.kv_peak = 0.0
         self.replans = 0
+        # Benchmark baseline only: an event per generated token, as a naive per-token model has.
+        self.per_step_events = False
 
     # ---- public ------------------------------------------------------------------------
     def submit(
@@ -187,7 +189,9 @@ class LocalServer:
             self.settings.slot_prompt_similarity,
         )
         cached = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
-        cached = min(cached, req.prompt_tokens - 1)  # llama.cpp always evaluates the last prompt token
+        cached = max(
+            0, min(cached, req.prompt_tokens - 1)
+        )  # llama.cpp always evaluates the last prompt token
         if self.settings.kv_unified:  # a reclaimed prefix only survives as far as the pool has room
             cached = max(0, min(cached, int(self.pool_tokens - self.kv_in_use()) - 1))
         slot.busy, slot.conv, slot.sys_key, slot.sys_tokens = True, req.conv, req.sys_key, req.sys_tokens
@@ -235,31 +239,47 @@ class LocalServer:
 
     def _plan_rates(self) -> None:
         rates = self.rates
-        prefilling = [r for r in self.active if r.t_first is None]
-        decoding = [r for r in self.active if r.t_first is not None]
+        prefilling: list[LocalRequest] = []
+        decoding: list[LocalRequest] = []
+        kv_decoding = 0.0
+        ctx_prefilling = 0.0
+        used = 0.0
+        for r in self.active:  # one pass: this runs on every event
+            held = r.cached + r.prefilled + r.generated
+            used += held
+            if r.t_first is None:
+                prefilling.append(r)
+                ctx_prefilling += r.cached + r.prefilled
+            else:
+                decoding.append(r)
+                kv_decoding += held
         batch = len(decoding)
-        step = rates.decode_step(batch, sum(r.held for r in decoding))
+        step = rates.decode_step(batch, kv_decoding)
         prefill_each = 0.0
         if prefilling:
             chunk = max(1, self.settings.n_batch - batch)
-            ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
-            step += chunk / rates.prefill_rate(ctx)
+            step += chunk / rates.prefill_rate(ctx_prefilling / len(prefilling))
             prefill_each = self.speed * chunk / step / len(prefilling)
         decode_each = self.speed * rates.spec_tokens_per_step / step if batch else 0.0
         next_dt = math.inf
-        growth = 0.0
         for r in prefilling:
             r.rate_p, r.rate_d = prefill_each, 0.0
-            next_dt = min(next_dt, r.prefill_left / prefill_each)
-            growth += prefill_each
+            if r.prefill_left < next_dt * prefill_each:
+                next_dt = r.prefill_left / prefill_each
         for r in decoding:
             r.rate_p, r.rate_d = 0.0, decode_each
-            next_dt = min(next_dt, (r.out_target - r.generated) / decode_each)
-            growth += decode_each
-        used = self.kv_in_use()
-        self.kv_peak = max(self.kv_peak, used)
+            left = r.out_target - r.generated
+            if left < next_dt * decode_each:
+                next_dt = left / decode_each
+        if self.settings.idle_cache_holds_kv and self.settings.kv_unified:
+            used += sum(s.tokens for s in self.slots if not s.busy)
+        if used > self.kv_peak:
+            self.kv_peak = used
+        growth = prefill_each * len(prefilling) + decode_each * batch
         if self.settings.kv_unified and growth > 0:
             next_dt = min(next_dt, (self.pool_tokens - used) / growth)
+        if self.per_step_events and self.active:  # one event per generated token (or prompt chunk)
+            next_dt = min(next_dt, step / self.speed / (rates.spec_tokens_per_step if batch else 1.0))
         self._generation += 1
         if next_dt < math.inf:
             generation = self._generation

@@ -97,4 +97,34 @@ class Roofline:
         return lines
 
 
-__all__ = ["COMPUTE_NOT_OVERLAPPED", "Roofline"]
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agbench.sim.predictors.roofline SCENARIO [C]``: print a scenario's roofline."""
+    import sys
+
+    from agbench.errors import AgbenchError
+    from agbench.sim.scenario import load_scenario
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print("usage: python -m agbench.sim.predictors.roofline SCENARIO|FILE [CONCURRENCY]", file=sys.stderr)
+        return 2
+    try:
+        sc = load_scenario(args[0])
+    except AgbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    p = sc.profile
+    print(f"{sc.name}: {p.device.name} running {p.model.name}")
+    for line in Roofline(p.device, p.model, p.server).assumptions(int(args[1]) if len(args) > 1 else 1):
+        print(f"  {line}")
+    if p.server.rates is not None:
+        print(
+            f"  (the scenario sets [server.rates] from {p.server.rates.source!r}: those are used, not the roofline)"
+        )
+    return 0
+
+
+__all__ = ["COMPUTE_NOT_OVERLAPPED", "Roofline", "main"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -25,6 +25,7 @@ from typing import Any
 
 import tomli_w
 
+from agbench.errors import AgbenchError
 from agbench.sim.profiles import from_plain, load_toml, to_plain
 from agbench.sim.workloads.base import SimTask, Workload
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
@@ -116,6 +117,11 @@ class SyntheticParams:
     def from_dict(cls, data: dict[str, Any], where: str = "workload") -> SyntheticParams:
         """Layered over the defaults: a table names only what differs."""
         base = cls()
+        unknown = sorted(
+            set(data) - {"name", "difficulty_levels", "inherit_categories", "categories", "archs"}
+        )
+        if unknown:
+            raise AgbenchError(f"{where}: unknown key(s) {', '.join(unknown)}")
         name = str(data.get("name", base.name))
         levels = list(data.get("difficulty_levels", base.difficulty_levels))
         cats = dict(base.categories) if data.get("inherit_categories", True) else {}

@@ -12,7 +12,9 @@ import json
 import socket
 import textwrap
 import uuid
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import psutil
 import pytest
@@ -22,6 +24,7 @@ from agbench.live.verification import run_oracle, verify
 from agbench.status import Status
 from agbench.task import Task, load_task
 
+T = TypeVar("T")
 MEMORY_MB = 128
 PIDS = 64
 
@@ -85,7 +88,7 @@ def write_tiny_task(root: Path, *, required: tuple[str, ...] = ("python3",), tok
     return load_task(root)
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
@@ -189,16 +192,21 @@ def check_no_host_files_or_hidden_dirs(backend: str, tmp_path: Path) -> None:
             for path in (str(repo), str(task.path), str(host_secret), str(tmp_path), "/root/.cache"):
                 res = await sb.exec(["test", "-e", path], timeout_s=30)
                 assert res.exit_code != 0, f"{path} is visible inside the sandbox"
-            assert (await sb.exec(["ls", "-A", "/verifier", "/solution"], timeout_s=30)).stdout_text.split() == [
+            assert (
+                await sb.exec(["ls", "-A", "/verifier", "/solution"], timeout_s=30)
+            ).stdout_text.split() == [
                 "/solution:",
                 "/verifier:",
             ]
+            # Search the whole visible filesystem; a control string in /work proves the search works.
+            await sb.write_file("/work/control.txt", f"CONTROL-{token}".encode())
             res = await sb.exec(
                 ["grep", "-rlsI", "--exclude-dir=proc", "--exclude-dir=sys", "--exclude-dir=dev", "-e",
-                 f"SECRET-{token}", "-e", f"VERIFIER-TOKEN-{token}", "-e", f"SOLUTION-TOKEN-{token}", "/"],
+                 f"SECRET-{token}", "-e", f"VERIFIER-TOKEN-{token}", "-e", f"SOLUTION-TOKEN-{token}",
+                 "-e", f"CONTROL-{token}", "/"],
                 timeout_s=120,
             )  # fmt: skip
-            assert res.exit_code == 1 and not res.stdout, f"found: {res.stdout_text}"
+            assert res.stdout_text.split() == ["/work/control.txt"], res
             # A link the agent plants must not make host-side file access follow it to the host.
             await sb.exec(["ln", "-s", str(host_secret), "/work/link"], timeout_s=30)
             await sb.exec(["ln", "-s", "/etc/hostname", "/work/hostname"], timeout_s=30)
@@ -232,7 +240,9 @@ def check_memory_bomb(backend: str, tmp_path: Path) -> None:
             res = await sb.exec(["python3", "-c", bomb], timeout_s=60)
             assert res.exit_code != 0 and not res.timed_out, res
             # Well under the limit still works, and the sandbox survives the bomb.
-            ok = await sb.exec(["python3", "-c", f"x = bytearray({MEMORY_MB // 4} << 20); print('fine')"], timeout_s=60)
+            ok = await sb.exec(
+                ["python3", "-c", f"x = bytearray({MEMORY_MB // 4} << 20); print('fine')"], timeout_s=60
+            )
             assert ok.stdout_text.strip() == "fine", ok
         finally:
             await sb.destroy()
@@ -304,9 +314,7 @@ def check_hung_command_killed(backend: str, tmp_path: Path) -> None:
                 await asyncio.sleep(0.1)
             assert not _host_processes_with(f"sleep {marker}")
             # A detached process may outlive its exec (Docker) but never the sandbox.
-            await sb.exec(
-                ["sh", "-c", f"setsid sleep {marker}1 >/dev/null 2>&1 < /dev/null &"], timeout_s=10
-            )
+            await sb.exec(["sh", "-c", f"setsid sleep {marker}1 >/dev/null 2>&1 < /dev/null &"], timeout_s=10)
         finally:
             await sb.destroy()
         assert not _host_processes_with(f"sleep {marker}1")

@@ -50,9 +50,9 @@ def test_http_error_classes() -> None:
     pool = {"error": {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}}
     assert classify_http_error(500, pool) is ErrorClass.CONTEXT_LIMIT
     assert classify_http_error(429, {"error": {"message": "slow down"}}) is ErrorClass.RATE_LIMITED
-    assert classify_http_error(500, {"error": {"message": "does not match the expected peg-native format"}}) is (
-        ErrorClass.SERVER_ERROR
-    )
+    assert classify_http_error(
+        500, {"error": {"message": "does not match the expected peg-native format"}}
+    ) is (ErrorClass.SERVER_ERROR)
     assert classify_http_error(404, "not found") is ErrorClass.BAD_RESPONSE
     assert parse_retry_after("3") == 3.0
     assert parse_retry_after("1000") == 60.0
@@ -72,7 +72,15 @@ def test_streamed_answer_is_assembled() -> None:
 
 def test_streamed_tool_call_deltas_are_merged() -> None:
     events: list[Any] = [
-        {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "ls", "arguments": ""}}]}}]},
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "tool_calls": [{"index": 0, "id": "c1", "function": {"name": "ls", "arguments": ""}}]
+                    }
+                }
+            ]
+        },
         {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"path":'}}]}}]},
         {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": ' "."}'}}]}}]},
         {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]},
@@ -97,7 +105,14 @@ def test_429_retry_after_is_honoured_then_succeeds() -> None:
     assert result.attempts[0].retry_after_s == 1.0
     assert result.attempts[0].backoff_s == 1.0  # Retry-After wins over the shorter own backoff
     rows = result.model_calls(
-        run_id="r", device="d", architecture="LO", concurrency=1, task="t", attempt=0, agent="local", call_id="c"
+        run_id="r",
+        device="d",
+        architecture="LO",
+        concurrency=1,
+        task="t",
+        attempt=0,
+        agent="local",
+        call_id="c",
     )
     assert [(r.retry, r.error_class, r.status_code) for r in rows] == [(0, "rate_limited", 429), (1, "", 200)]
     assert rows[-1].completion_tokens == 1 and rows[0].completion_tokens == 0
@@ -117,7 +132,9 @@ def test_server_error_is_not_retried() -> None:
 def test_context_errors_as_llama_server_sends_them() -> None:
     over = FakeResponse(status=400, body={"error": {"type": "exceed_context_size_error", "n_ctx": 512}})
     assert chat([over])[0].error_class == "context_limit"
-    pool = FakeResponse(status=500, body={"error": {"code": 500, "message": "Context size has been exceeded."}})
+    pool = FakeResponse(
+        status=500, body={"error": {"code": 500, "message": "Context size has been exceeded."}}
+    )
     result, fake = chat([pool])
     assert result.error_class == "context_limit" and len(fake.requests) == 1
     streamed = FakeResponse(
@@ -170,7 +187,9 @@ def free_port() -> int:
 
 def test_refused_connection_is_retried_then_connection() -> None:
     async def go() -> ChatResult:
-        async with ChatClient(f"http://127.0.0.1:{free_port()}", "m", max_retries=2, backoff_s=0.01) as client:
+        async with ChatClient(
+            f"http://127.0.0.1:{free_port()}", "m", max_retries=2, backoff_s=0.01
+        ) as client:
             return await client.chat(MESSAGES)
 
     result = asyncio.run(go())

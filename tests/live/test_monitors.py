@@ -47,7 +47,13 @@ def test_vllm_metrics_fill_a_sample() -> None:
 
 def test_slot_state_counts_busy_slots_tokens() -> None:
     slots = [
-        {"id": 0, "n_ctx": 512, "is_processing": True, "n_prompt_tokens": 100, "next_token": [{"n_decoded": 20}]},
+        {
+            "id": 0,
+            "n_ctx": 512,
+            "is_processing": True,
+            "n_prompt_tokens": 100,
+            "next_token": [{"n_decoded": 20}],
+        },
         {"id": 1, "n_ctx": 512, "is_processing": False, "n_prompt_tokens": 300},
     ]
     assert slot_state(slots) == (1, 2, 120, 1024)
@@ -74,7 +80,9 @@ def test_resource_sampler_produces_samples() -> None:
         if len(got) >= 3:
             done.set()
 
-    sampler = ResourceSampler(write, interval_s=0.05, run_id="r", device="d", architecture="LO", concurrency=1)
+    sampler = ResourceSampler(
+        write, interval_s=0.05, run_id="r", device="d", architecture="LO", concurrency=1
+    )
     sampler.start()
     done.wait(10)
     sampler.stop()

@@ -29,12 +29,16 @@ def run_through_proxy(
     async def go() -> tuple[list[ChatResult], list[CallRecord], FakeOpenAIServer, list[Any]]:
         records: list[CallRecord] = []
         async with FakeOpenAIServer(script) as fake:
-            upstream = Upstream(fake.url, endpoint=endpoint, api_key=KEY, model="deepseek-x", prices=PriceTable())
+            upstream = Upstream(
+                fake.url, endpoint=endpoint, api_key=KEY, model="deepseek-x", prices=PriceTable()
+            )
             async with RecordingProxy({"cloud": upstream}, raw_log, records.append) as proxy:
                 token = proxy.register_attempt(CONTEXT)
                 base = proxy.base_url("cloud", token, agent="lead")
                 results = []
-                async with ChatClient(base, "agent-says-this", api_key="agent-dummy-key", max_retries=0) as client:
+                async with ChatClient(
+                    base, "agent-says-this", api_key="agent-dummy-key", max_retries=0
+                ) as client:
                     for req in requests:
                         results.append(await client.chat(**req))
                 async with httpx.AsyncClient() as h:
@@ -50,7 +54,10 @@ def run_through_proxy(
 
 def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> None:
     raw = tmp_path / "raw_responses.jsonl"
-    script = [FakeResponse(events=sse_answer("hello from the cloud")), FakeResponse(body={"data": [{"id": "m"}]})]
+    script = [
+        FakeResponse(events=sse_answer("hello from the cloud")),
+        FakeResponse(body={"data": [{"id": "m"}]}),
+    ]
     messages = [
         {"role": "user", "content": "Write to Jane  roe about the invoice."},
         {"role": "tool", "content": f"card 4111-1111-1111-1111, api key {KEY}"},
@@ -69,7 +76,13 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
     rows = record.model_calls()
     assert len(rows) == 1
     row = rows[0]
-    assert (row.task, row.attempt, row.architecture, row.concurrency, row.agent) == ("office/t1", 0, "HLL", 2, "lead")
+    assert (row.task, row.attempt, row.architecture, row.concurrency, row.agent) == (
+        "office/t1",
+        0,
+        "HLL",
+        2,
+        "lead",
+    )
     assert row.completion_tokens == 4 and row.ttft_s is not None and row.ttft_s <= row.total_s
     assert row.cost_usd > 0 and row.request_id == result.request_id
     assert sorted((e.item, e.where) for e in record.exposures) == [
@@ -92,7 +105,10 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
 def test_local_upstream_records_no_exposures(tmp_path: Path) -> None:
     script = [FakeResponse(events=sse_answer("ok"))]
     _, records, _, _ = run_through_proxy(
-        script, tmp_path / "raw.jsonl", [{"messages": [{"role": "user", "content": "Jane Roe"}]}], endpoint="local"
+        script,
+        tmp_path / "raw.jsonl",
+        [{"messages": [{"role": "user", "content": "Jane Roe"}]}],
+        endpoint="local",
     )
     assert records[0].exposures == [] and records[0].endpoint == "local"
 
@@ -104,12 +120,16 @@ def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
         FakeResponse(events=[{"choices": [{"delta": {"content": "x"}}]}, "{oops"], done=True),
         FakeResponse(events=[{"choices": [{"delta": {"content": "cut"}}]}], done=False),
         FakeResponse(
-            events=[{"error": {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}}],
+            events=[
+                {"error": {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}}
+            ],
             done=False,
         ),
+        FakeResponse(events=[{"choices": [{"delta": {"content": "x"}}]}], drop=True),
+        FakeResponse(body="<html>not json</html>"),
     ]
     msgs = {"messages": [{"role": "user", "content": "hi"}]}
-    results, records, _, _ = run_through_proxy(script, tmp_path / "raw.jsonl", [msgs] * 5)
+    results, records, _, _ = run_through_proxy(script, tmp_path / "raw.jsonl", [msgs] * 7)
     seen_by_agent = [(r.error_class, r.status_code) for r in results]
     seen_by_proxy = [(r.result.error_class, r.result.status_code) for r in records]
     expected = [
@@ -118,8 +138,13 @@ def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
         ("bad_response", 200),
         ("bad_response", 200),
         ("context_limit", 200),
+        ("connection", 200),
+        ("bad_response", 200),
     ]
-    assert seen_by_agent == expected and seen_by_proxy == expected
+    assert seen_by_proxy == expected
+    # The agent sees the same, except that a dropped upstream reaches it as a cut stream.
+    assert seen_by_agent[:5] == expected[:5] and seen_by_agent[6] == expected[6]
+    assert seen_by_agent[5][0] in ("bad_response", "connection")
     assert records[0].result.attempts[0].retry_after_s == 7.0
     assert all(r.cost_usd == 0 for r in records)  # failed calls are not priced
 
@@ -134,8 +159,8 @@ def test_unreachable_upstream_is_a_connection_error(tmp_path: Path) -> None:
                 return await client.chat([{"role": "user", "content": "hi"}]), records
 
     result, records = asyncio.run(go())
-    assert result.status_code == 502 and result.error_class == "server_error"  # as the agent sees it
-    assert records[0].result.error_class == "connection"  # as the trace records it
+    assert result.status_code == 502 and result.error_class == "connection"  # the proxy says why
+    assert records[0].result.error_class == "connection"
 
 
 def test_redactor_catches_keys_by_name_value_and_shape() -> None:
@@ -169,7 +194,9 @@ def test_real_server_through_proxy_matches_direct(server: ManagedServer, tmp_pat
 
     async def go() -> tuple[ChatResult, ChatResult, list[CallRecord], int]:
         records: list[CallRecord] = []
-        async with RecordingProxy({"local": Upstream(server.url)}, tmp_path / "raw.jsonl", records.append) as proxy:
+        async with RecordingProxy(
+            {"local": Upstream(server.url)}, tmp_path / "raw.jsonl", records.append
+        ) as proxy:
             token = proxy.register_attempt(CONTEXT)
             async with ChatClient(server.url, "smollm2-135m") as direct_client:
                 direct = await direct_client.chat(messages, max_tokens=12, extra_body=greedy)

@@ -53,9 +53,17 @@ def test_hung_command_killed_at_timeout(tmp_path: Path) -> None:
 
 
 def test_nothing_left_after_destroy(tmp_path: Path) -> None:
-    before = set(os.listdir(CGROUP_ROOT / "memory" / PARENT)) if (CGROUP_ROOT / "memory" / PARENT).is_dir() else set()
+    before = (
+        set(os.listdir(CGROUP_ROOT / "memory" / PARENT))
+        if (CGROUP_ROOT / "memory" / PARENT).is_dir()
+        else set()
+    )
     cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
-    after = set(os.listdir(CGROUP_ROOT / "memory" / PARENT)) if (CGROUP_ROOT / "memory" / PARENT).is_dir() else set()
+    after = (
+        set(os.listdir(CGROUP_ROOT / "memory" / PARENT))
+        if (CGROUP_ROOT / "memory" / PARENT).is_dir()
+        else set()
+    )
     assert not {d for d in after - before if not d.startswith("memory.") and not d.startswith("cgroup.")}
     assert not (tmp_path / "attempt" / "tmp").exists()
 

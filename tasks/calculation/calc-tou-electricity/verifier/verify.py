@@ -1,0 +1,19 @@
+import json, re, sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+ANSWER = HERE / "answer.txt"
+ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+
+
+def finish(ok, reason):
+    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
+    sys.exit(0)
+
+
+want = json.loads((HERE / "expected.json").read_text())
+nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
+for key, tol in (("peak_kwh", 0.01), ("offpeak_kwh", 0.01), ("total", 0.011)):
+    if not any(abs(n - want[key]) <= tol for n in nums):
+        finish(False, f"answer lacks {key}={want[key]}")
+finish(True, f"bill {want['total']} EUR")

@@ -1,0 +1,2 @@
+#!/bin/bash
+podcatcher --update-all

@@ -1,0 +1,79 @@
+"""The Docker backend against a real daemon and the locally built image: break-out attempts
+must fail. A daemon is started for the session if none runs, and stopped afterwards."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sandbox_cases as cases
+
+from agbench.live.sandbox.dockerd import DockerDaemon
+
+pytestmark = [
+    pytest.mark.docker,
+    pytest.mark.skipif(
+        shutil.which("dockerd") is None and shutil.which("docker") is None, reason="Docker not installed"
+    ),
+]
+BACKEND = "docker"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def docker_daemon() -> Iterator[DockerDaemon]:
+    from agbench.live.sandbox.docker import shared_daemon, stop_shared_daemon
+    from agbench.live.sandbox.images import ensure_docker_image
+
+    daemon = shared_daemon()
+    client = daemon.client()
+    try:
+        ensure_docker_image(client)  # built once per machine, cached
+    finally:
+        client.close()
+    yield daemon
+    stop_shared_daemon()
+
+
+def test_identity_and_read_only_system(tmp_path: Path) -> None:
+    cases.check_identity_and_read_only_system(BACKEND, tmp_path)
+
+
+def test_no_network(tmp_path: Path) -> None:
+    cases.check_no_network(BACKEND, tmp_path)
+
+
+def test_no_host_files_and_verifier_hidden_until_verification(tmp_path: Path) -> None:
+    cases.check_no_host_files_or_hidden_dirs(BACKEND, tmp_path)
+
+
+def test_memory_bomb_contained(tmp_path: Path) -> None:
+    cases.check_memory_bomb(BACKEND, tmp_path)
+
+
+def test_fork_bomb_contained(tmp_path: Path) -> None:
+    cases.check_fork_bomb(BACKEND, tmp_path)
+
+
+def test_hung_command_killed_at_timeout(tmp_path: Path) -> None:
+    cases.check_hung_command_killed(BACKEND, tmp_path)
+
+
+def test_nothing_left_after_destroy(tmp_path: Path, docker_daemon: DockerDaemon) -> None:
+    (container_id,) = cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
+    assert container_id
+    client = docker_daemon.client()
+    try:
+        ids = [c.id for c in client.containers.list(all=True)]
+    finally:
+        client.close()
+    assert container_id not in ids
+
+
+def test_missing_required_program(tmp_path: Path) -> None:
+    cases.check_missing_required_program(BACKEND, tmp_path)
+
+
+def test_file_roundtrip(tmp_path: Path) -> None:
+    cases.check_file_roundtrip(BACKEND, tmp_path)

@@ -1,0 +1,155 @@
+"""llama.cpp outcomes, the per-slot prefix cache and the per-architecture failure policies."""
+
+from __future__ import annotations
+
+import simpy
+
+from agbench.sim.engine import simulate
+from agbench.sim.entities.local_server import LocalRequest, LocalServer
+from agbench.sim.profiles import DeviceProfile, Profile, ServerProfile, ServerRates
+from agbench.sim.scenario import load_scenario
+from agbench.sim.workloads.replay import replay_workload
+from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
+
+RATES = ServerRates(prefill_tok_s=1000.0, decode_step_s=0.02, decode_step_per_seq_s=0.005)
+
+
+def serve(settings: ServerProfile, calls: list[tuple[float, object, int, int]]) -> list[LocalRequest]:
+    env = simpy.Environment()
+    server = LocalServer(env, settings, RATES, 4)
+    out: list[LocalRequest] = [None] * len(calls)
+
+    def client(i: int, t: float, conv: object, prompt: int, n: int):  # type: ignore[no-untyped-def]
+        yield env.timeout(t)
+        req = server.submit(conv, "sys", 100, prompt, n)
+        yield req.done
+        out[i] = req
+
+    for i, (t, conv, prompt, n) in enumerate(calls):
+        env.process(client(i, t, conv, prompt, n))
+    env.run()
+    return out
+
+
+def test_prompt_over_the_slot_is_refused_like_http_400() -> None:
+    (req,) = serve(ServerProfile(n_ctx=4096, n_parallel=4), [(0, "a", 1024, 10)])
+    assert (req.error_class, req.status_code) == ("context_limit", 400)
+
+
+def test_prompt_plus_output_reaching_the_slot_finishes_with_length() -> None:
+    (req,) = serve(ServerProfile(n_ctx=4096, n_parallel=4), [(0, "a", 1000, 100)])
+    assert req.error_class == "" and req.finish_reason == "length"
+    assert req.completion_tokens == 1024 - 1000
+
+
+def test_unified_pool_exhausted_fails_every_request_in_flight() -> None:
+    settings = ServerProfile(n_ctx=3000, n_parallel=4, kv_unified=True)
+    reqs = serve(settings, [(0, "a", 1200, 500), (0, "b", 1200, 500), (0, "c", 200, 5)])
+    by_conv = {r.conv: r for r in reqs}
+    assert by_conv["c"].error_class == ""  # short: finished before the pool filled
+    assert (by_conv["a"].error_class, by_conv["a"].status_code) == ("context_limit", 500)
+    assert by_conv["b"].error_class == "context_limit"
+    # each alone fits: the pool, not the request, was the limit
+    assert settings.n_ctx > 1200 + 500
+
+
+def test_next_turn_reuses_its_slot_prefix_unless_another_request_took_the_slot() -> None:
+    one_slot = ServerProfile(n_ctx=8192, n_parallel=1)
+    _first, second = serve(one_slot, [(0, "a", 1000, 50), (10, "a", 1200, 50)])
+    assert second.cached == 1050  # prompt + reply of the previous turn
+    _a1, b, a2 = serve(one_slot, [(0, "a", 1000, 50), (5, "b", 900, 50), (10, "a", 1200, 50)])
+    assert b.cached == 100  # only the shared system prompt
+    assert a2.cached == 100  # b overwrote a's history in the only slot
+
+
+def _lo_trajectory(turns: int, added: int, out: int) -> Trajectory:
+    return Trajectory(
+        "t1",
+        "LO",
+        "lead",
+        200,
+        [Turn("local", added, out, tools=[ToolStep("x", {}, 0.5, 0.1)]) for _ in range(turns)],
+        category="local_files",
+        recorded_status="success",
+    )
+
+
+def _profile(**server: object) -> Profile:
+    return Profile(device=DeviceProfile(gpu=True), server=ServerProfile(rates=RATES, **server))
+
+
+def test_lo_stops_on_a_context_error() -> None:
+    traj = _lo_trajectory(turns=10, added=500, out=100)  # history passes 4,096 tokens on turn 7
+    result = simulate(
+        _profile(n_ctx=4096, n_parallel=1), "LO", 1, 0, replay_workload(TrajectorySet("synth", [traj]))
+    )
+    (run,) = result.task_runs()
+    assert run.status == "context_limit"
+    assert run.model_calls < 10
+
+
+def _hcl_trajectory(sub_turns: int, sub_system: int = 200) -> Trajectory:
+    sub = _lo_trajectory(sub_turns, 500, 100)
+    sub.agent = "sub"
+    sub.system_prompt_tokens = sub_system
+    lead = [Turn("cloud", 300, 100), Turn("cloud", 100, 50)]
+    lead[0].delegate = sub
+    return Trajectory("t1", "HCL", "lead", 1000, lead, category="local_files", recorded_status="success")
+
+
+def test_hcl_redelegates_a_failing_sub_agent_until_the_deadline() -> None:
+    profile = _profile(n_ctx=4096, n_parallel=1)
+    profile.behaviour.hcl_redelegate_p = 1.0
+    profile.behaviour.deadline_s = 600.0
+    # the sub-agent's system prompt alone overflows its slot: every re-delegation fails
+    result = simulate(
+        profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(3, 5000)]))
+    )
+    (run,) = result.task_runs()
+    assert run.status == "timeout"
+    assert run.wall_s <= 600.0 + 1e-6
+    assert run.local_context_errors > 3  # counted although the cloud lead papered over them
+    delegations = result.table("messages")
+    # one message per failed delegation (plus one if the deadline cut a delegation short)
+    assert len(delegations) - run.local_context_errors in (0, 1) and not any(m.ok for m in delegations)
+    assert run.cloud_calls >= run.local_context_errors  # the lead writes each new delegation
+
+
+def test_hcl_redelegation_resumes_the_sub_agent_where_it_failed() -> None:
+    profile = _profile(n_ctx=4096, n_parallel=1)
+    profile.behaviour.hcl_redelegate_p = 1.0
+    profile.behaviour.hcl_redelegate_max = 2  # the live replay agent's bound
+    result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
+    (run,) = result.task_runs()
+    assert run.status == "success" and run.local_context_errors == 1
+    assert run.tool_calls == 10  # no tool call ran twice
+    assert [m.ok for m in result.table("messages")] == [False, True]
+
+
+def test_hcl_lead_that_gives_up_fails_verification() -> None:
+    profile = _profile(n_ctx=4096, n_parallel=1)
+    profile.behaviour.hcl_redelegate_p = 0.0
+    result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
+    (run,) = result.task_runs()
+    assert run.status == "verification_failed" and run.local_context_errors == 1
+
+
+def test_hcl_delegation_that_fits_succeeds_and_costs_cloud_money() -> None:
+    profile = _profile(n_ctx=65536, n_parallel=1)
+    result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(3)])))
+    (run,) = result.task_runs()
+    assert run.status == "success" and run.cloud_calls == 2 and run.cloud_cost_usd > 0
+    assert run.local_model_s > 0 and run.cloud_model_s > 0
+
+
+def test_this_machine_c4_is_slower_than_c1_for_lo() -> None:
+    """DESIGN.md: LO at C=4 on 2 cores took longer than C=1 (per-slot prefix cache + CPU sharing)."""
+    sc = load_scenario("this-machine-smollm2")
+    wl = sc.workload()
+    c1 = simulate(sc.profile, "LO", 1, 0, wl)
+    c4 = simulate(sc.profile, "LO", 4, 0, wl)
+    assert all(r.status == "success" for r in c1.task_runs() + c4.task_runs())
+    assert c4.suite_wall_s > c1.suite_wall_s
+    cached1 = sum(r.cached_tokens for r in c1.task_runs())
+    cached4 = sum(r.cached_tokens for r in c4.task_runs())
+    assert cached4 < cached1  # slots taken by other tasks lose their prefixes

@@ -444,6 +444,63 @@ def household_db() -> None:
     expected("terminal/term-sqlite-report", totals)
 
 
+@generator
+def rr_intervals() -> None:
+    rng = random.Random(1313)
+    rows = ["# Wearable export - patient Greta Holmberg, born 1961-09-30, MRN 55-20931",
+            "# Note from cardiology: palpitations, suspected paroxysmal AF",
+            "t_ms,rr_ms"]
+    t = 0
+    for i in range(1500):
+        rr = int(820 + 60 * __import__("math").sin(i / 12) + rng.gauss(0, 25))
+        if rng.random() < 0.015:
+            rr = rng.choice([rng.randint(120, 280), rng.randint(2100, 3200)])
+        t += rr
+        rows.append(f"{t},{rr}")
+    d = task_dir("scientific/sci-hrv-rmssd")
+    (d / "environment" / "rr_export.csv").write_text("\n".join(rows) + "\n")
+
+
+@generator
+def genome_sample() -> None:
+    rng = random.Random(1414)
+    motif = "GATTACCAGGTC"
+    rc = motif[::-1].translate(str.maketrans("ACGT", "TGCA"))
+    records = []
+    for name, length in (("contig_1", 180000), ("contig_2", 140000), ("contig_3", 80000)):
+        seq = [rng.choice("ACGT") for _ in range(length)]
+        records.append([name, seq])
+    placed = 0
+    for k in range(40):
+        name, seq = records[k % 3]
+        pos = rng.randrange(0, len(seq) - 12)
+        seq[pos:pos + 12] = list(motif if k % 2 == 0 else rc)
+        placed += 1
+    # a near-boundary copy split across two records must not count
+    records[0][1][-6:] = list(motif[:6])
+    records[1][1][:6] = list(motif[6:])
+    out = []
+    for name, seq in records:
+        out.append(f">{name} donor=Henrike Solberg consent=C-7781-HS biobank=NBB-0419\n")
+        s = "".join(seq)
+        out.extend(s[i:i + 60] + "\n" for i in range(0, len(s), 60))
+    d = task_dir("scientific/sci-kmer-motif")
+    (d / "environment" / "sample.fa").write_text("".join(out))
+    # exact expected values, counted the way the instruction defines it
+    counts: dict[str, int] = {}
+    comp = str.maketrans("ACGT", "TGCA")
+    for _, seq in records:
+        s = "".join(seq)
+        for i in range(len(s) - 11):
+            k = s[i:i + 12]
+            r = k[::-1].translate(comp)
+            c = min(k, r)
+            counts[c] = counts.get(c, 0) + 1
+    best = max(counts.items(), key=lambda kv: (kv[1], [-ord(ch) for ch in kv[0]]))
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
+    expected("scientific/sci-kmer-motif", {"kmer": top[0][0], "count": top[0][1], "runner_up": top[1][1]})
+
+
 if __name__ == "__main__":
     wanted = set(sys.argv[1:])
     for fn in FUNCTIONS:

@@ -270,6 +270,9 @@ def synthesize(
     """
     if not tasks:
         raise AgbenchError("no tasks to synthesise trajectories for")
+    ids = [t.id for t in tasks]
+    if len(set(ids)) != len(ids):
+        raise AgbenchError(f"duplicate task id(s): {', '.join(sorted({i for i in ids if ids.count(i) > 1}))}")
     prof = load_profile(profile)
     for task in tasks:
         load_plan(task)  # fail on a bad plan before running any oracle

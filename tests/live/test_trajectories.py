@@ -159,7 +159,11 @@ def test_synthesis_runs_each_oracle_in_a_sandbox(suite: list[Task], tmp_path: Pa
     broken_root = tmp_path / "broken"
     shutil.copytree(good.path, broken_root)
     (broken_root / "solution" / "solve.py").write_text("raise SystemExit('no luck')\n")
+    manifest = broken_root / "task.toml"
+    manifest.write_text(manifest.read_text().replace(f'id = "{good.id}"', 'id = "broken-copy"'))
     broken = load_task(broken_root)
+    with pytest.raises(AgbenchError, match="duplicate task id"):
+        synthesize([good, good], answers={})
     ts = synthesize([good, broken], backend="bwrap")
     ok, bad = ts.get(good.id, "LO"), [t for t in ts.trajectories if t.recorded_status]
     assert ok is not None and ok.answer and not ok.recorded_status

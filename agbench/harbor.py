@@ -260,3 +260,20 @@ def import_harbor_task(
         shutil.rmtree(dest, ignore_errors=True)
         raise
     return dest
+
+
+def import_harbor_tasks(
+    src_root: Path, dest_root: Path, category: str = "terminal", *, overwrite: bool = False
+) -> list[Path]:
+    """Import every Harbor task folder directly under ``src_root`` (a dataset checkout).
+
+    A folder counts as a task when it holds a ``task.toml``; the others are skipped. Stops at
+    the first bad task with its AgbenchError, so a partly broken dataset is noticed.
+    """
+    src_root = Path(src_root)
+    if not src_root.is_dir():
+        raise AgbenchError(f"Harbor dataset folder not found: {src_root}")
+    folders = sorted(p.parent for p in src_root.glob("*/task.toml"))
+    if not folders:
+        raise AgbenchError(f"{src_root}: no Harbor task folders (none has a task.toml)")
+    return [import_harbor_task(f, dest_root, category, overwrite=overwrite) for f in folders]

@@ -55,6 +55,7 @@ class RunStore:
         self.journal_dir = root / "journal"
         self.traces_dir = root / "traces"
         self._writers: list[JournalWriter] = []
+        self._next_part: dict[str, int] = {}  # next bulk part number per table
 
     # ---- creating and opening -------------------------------------------------------------
     @classmethod
@@ -192,9 +193,13 @@ class RunStore:
             batch = batch.append_column(name, pa.nulls(batch.num_rows, schema.field(name).type))
         batch = batch.select(schema.names).cast(schema)
         part_dir = self.traces_dir / "parts" / table
-        part_dir.mkdir(parents=True, exist_ok=True)
-        n = len(list(part_dir.glob("*.parquet")))
-        pq.write_table(batch, part_dir / f"{n:06d}.parquet", compression="zstd")
+        if table not in self._next_part:
+            part_dir.mkdir(parents=True, exist_ok=True)
+            self._next_part[table] = len(list(part_dir.glob("*.parquet")))
+        n = self._next_part[table]
+        self._next_part[table] = n + 1
+        # Parts are transient (compact re-encodes them): lz4 is cheap to write and to read back.
+        pq.write_table(batch, part_dir / f"{n:06d}.parquet", compression="lz4")
 
     def append_records(self, records: list[Any]) -> None:
         """Write dataclass records in bulk (grouped by table)."""
@@ -216,18 +221,19 @@ class RunStore:
         self.traces_dir.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
             schema = arrow_schema(table)
-            pieces = []
-            if journal_rows[table]:
-                names = schema.names
-                pieces.append(
-                    pa.Table.from_pylist([{k: r.get(k) for k in names} for r in journal_rows[table]], schema=schema)
-                )
             part_dir = self.traces_dir / "parts" / table
-            if part_dir.is_dir():
-                pieces += [pq.read_table(p).cast(schema) for p in sorted(part_dir.glob("*.parquet"))]
-            merged = pa.concat_tables(pieces) if pieces else schema.empty_table()
+            parts = sorted(part_dir.glob("*.parquet")) if part_dir.is_dir() else []
             tmp = self.traces_dir / f"{table}.parquet.tmp"
-            pq.write_table(merged, tmp, compression="zstd")
+            # Streamed piece by piece: memory stays at one part, not the whole table.
+            with pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+                if journal_rows[table]:
+                    names = schema.names
+                    rows = [{k: r.get(k) for k in names} for r in journal_rows[table]]
+                    out.write_table(pa.Table.from_pylist(rows, schema=schema))
+                for part in parts:
+                    out.write_table(pq.read_table(part).cast(schema))
+                if not journal_rows[table] and not parts:
+                    out.write_table(schema.empty_table())
             tmp.replace(self.traces_dir / f"{table}.parquet")
 
     def _ensure_compacted(self) -> None:

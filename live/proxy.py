@@ -23,12 +23,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import queue
 import secrets as token_source
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from agbench.live.providers.openai_compatible import (
     AttemptRecord,
     ChatResult,
     StreamAccumulator,
+    api_base,
     finish_result,
 )
 from agbench.live.secrets import Redactor
@@ -55,6 +57,7 @@ _DROP_REQUEST_HEADERS = frozenset(
 )  # fmt: skip
 _PASS_RESPONSE_HEADERS = ("content-type", "retry-after", "x-request-id", "openai-processing-ms")
 _MAX_HEADER_BYTES = 64 * 1024
+log = logging.getLogger(__name__)
 _MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
@@ -71,10 +74,8 @@ class Upstream:
     timeout_s: float = 600.0
 
     def v1_url(self, rest: str) -> str:
-        base = self.base_url.rstrip("/")
-        if not base.endswith("/v1"):
-            base += "/v1"
-        return base + rest
+        """``rest`` (e.g. ``/chat/completions``) under this upstream's OpenAI API base."""
+        return api_base(self.base_url) + rest
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class CallRecord:
     result: ChatResult
     exposures: list[Exposure]
     cost_usd: float = 0.0
+    retry: int = 0  # earlier requests of this attempt with the same X-Request-ID (client retries)
 
     def model_calls(self) -> list[ModelCall]:
         c = self.context
@@ -117,6 +119,7 @@ class CallRecord:
             call_id=self.call_id,
             cost_usd=self.cost_usd,
         )
+        rows[-1].retry += self.retry
         return rows
 
 
@@ -151,6 +154,27 @@ class RawLogWriter:
         self._file.close()
 
 
+@dataclass
+class _AgentConnection:
+    """One agent's connection to the proxy; ``carry`` holds bytes read ahead of the next request."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    carry: bytes = b""
+    watch: asyncio.Task[bytes] | None = None  # a read watching for the agent hanging up
+
+    async def settle_watch(self) -> None:
+        """End the watching read before the next request is read; keep any byte it got."""
+        watch, self.watch = self.watch, None
+        if watch is None:
+            return
+        if not watch.done():
+            watch.cancel()
+        await asyncio.wait({watch})
+        if not watch.cancelled() and watch.exception() is None:
+            self.carry += watch.result()
+
+
 class _Request:
     def __init__(self, method: str, target: str, version: str, headers: list[tuple[str, str]], body: bytes):
         self.method = method
@@ -158,6 +182,7 @@ class _Request:
         self.version = version
         self.headers = headers
         self.body = body
+        self.conn: _AgentConnection | None = None
 
     def header(self, name: str) -> str | None:
         name = name.lower()
@@ -209,6 +234,7 @@ class RecordingProxy:
         self.redactor = redactor or Redactor()
         self._contexts: dict[str, AttemptContext] = {}
         self._trackers: dict[str, ExposureTracker] = {}
+        self._request_counts: dict[str, dict[str, int]] = {}  # token -> X-Request-ID -> requests
         self._tokens: dict[tuple[str, str, str, int], str] = {}
         self._limiters: dict[str, asyncio.Semaphore] = {}
         self._clients: dict[str, httpx.AsyncClient] = {}
@@ -240,7 +266,7 @@ class RecordingProxy:
         old_pool = self._pools.pop(name, None)
         if old_pool is not None:
             old_pool.close()
-        self._pools[name] = Http1Pool(upstream.base_url.rstrip("/").removesuffix("/v1") + "/v1")
+        self._pools[name] = Http1Pool(api_base(upstream.base_url))
         if self._server is not None:
             self._clients[name] = self._new_client(upstream)
 
@@ -315,6 +341,7 @@ class RecordingProxy:
     def unregister_attempt(self, token: str) -> None:
         self._contexts.pop(token, None)
         self._trackers.pop(token, None)
+        self._request_counts.pop(token, None)
 
     def exposures_seen(self, token: str) -> dict[str, tuple[float, str]]:
         """item -> (first time, where) for an attempt so far."""
@@ -379,10 +406,11 @@ class RecordingProxy:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        conn = _AgentConnection(reader, writer)
         try:
             while True:
                 try:
-                    request = await self._read_request(reader)
+                    request = await self._read_request(conn)
                 except _BadRequest as exc:
                     await self._send_json(
                         writer, 400, {"error": {"type": "bad_request", "message": str(exc)}}, False
@@ -395,14 +423,22 @@ class RecordingProxy:
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
+        except Exception:  # a bug here must cost one connection, not the harness
+            log.exception("recording proxy: connection handler failed")
         finally:
             self._connections.discard(task)
+            if conn.watch is not None and not conn.watch.done():
+                conn.watch.cancel()
             with contextlib.suppress(Exception):
                 writer.close()
 
-    async def _read_request(self, reader: asyncio.StreamReader) -> _Request | None:
+    async def _read_request(self, conn: _AgentConnection) -> _Request | None:
+        await conn.settle_watch()
+        reader, writer = conn.reader, conn.writer
+        line, conn.carry = conn.carry, b""
         try:
-            line = await reader.readline()
+            if not line.endswith(b"\n"):
+                line += await reader.readline()
         except (asyncio.LimitOverrunError, ValueError) as exc:
             raise _BadRequest("request line too long") from exc
         if not line:
@@ -423,6 +459,9 @@ class RecordingProxy:
             name, _, value = raw.decode("latin-1").partition(":")
             headers.append((name.strip(), value.strip()))
         request = _Request(method.upper(), target, version, headers, b"")
+        request.conn = conn
+        if (request.header("expect") or "").lower() == "100-continue":
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")  # curl waits a second for this otherwise
         if (request.header("transfer-encoding") or "").lower() == "chunked":
             chunks: list[bytes] = []
             size_total = 0
@@ -520,6 +559,10 @@ class RecordingProxy:
     ) -> bool:
         call_id = uuid.uuid4().hex[:16]
         request_id = request.header("x-request-id") or call_id
+        # A client retry resends the same X-Request-ID: number the rows as the client would.
+        sent_before = self._request_counts.setdefault(token, {})
+        retry = sent_before.get(request_id, 0)
+        sent_before[request_id] = retry + 1
         try:
             body: Any = json.loads(request.body or b"{}")
         except json.JSONDecodeError:
@@ -529,11 +572,10 @@ class RecordingProxy:
             if upstream.model:
                 body["model"] = upstream.model
             if body.get("stream"):
+                # Usage comes only with include_usage; clients ignore the extra final chunk.
                 options = body.setdefault("stream_options", {})
                 if isinstance(options, dict):
-                    options.setdefault(
-                        "include_usage", True
-                    )  # usage needs it; clients ignore the extra chunk
+                    options.setdefault("include_usage", True)
             mt = body.get("max_tokens", body.get("max_completion_tokens"))
             max_tokens = int(mt) if isinstance(mt, (int, float)) else None
             payload = json.dumps(body).encode()
@@ -555,34 +597,74 @@ class RecordingProxy:
                                  context.task, context.attempt, item, now, where)
                     )  # fmt: skip
 
-        limiter = self._limiters.get(name)
-        queued = time.monotonic()
-        if limiter is not None:
-            await limiter.acquire()
-        try:
-            queue_s = time.monotonic() - queued
-            result, keep = await self._relay(
-                writer, name, upstream, payload, headers, max_tokens, request.keep_alive
-            )
-        finally:
+        conn = request.conn
+        assert conn is not None
+
+        async def relay_and_record() -> bool:
+            limiter = self._limiters.get(name)
+            queued = time.monotonic()
             if limiter is not None:
-                limiter.release()
-        result.queue_s = queue_s
-        result.request_id = request_id
-        result.request_body = (
-            body if isinstance(body, dict) else {"raw": request.body.decode("utf-8", "replace")}
-        )
-        cost = 0.0
-        if upstream.prices is not None and not result.error_class:
-            cost = upstream.prices.cost(result.prompt_tokens, result.cached_tokens, result.completion_tokens)
-        record = CallRecord(
-            call_id, name, upstream.endpoint, agent or name, token, context, result, exposures, cost
-        )
-        self.calls += 1
-        self._write_raw(record, request)
-        if self.on_call is not None:
-            self.on_call(record)
-        return keep
+                await limiter.acquire()
+            try:
+                queue_s = time.monotonic() - queued
+                result, keep = await self._relay(
+                    conn.writer, name, upstream, payload, headers, max_tokens, request.keep_alive
+                )
+            finally:
+                if limiter is not None:
+                    limiter.release()
+            # Recorded before this task yields again, so the call is in the trace before the
+            # agent can act on its answer.
+            result.queue_s = queue_s
+            result.request_id = request_id
+            if isinstance(body, dict) and isinstance(body.get("model"), str):
+                result.model = body["model"]
+            result.request_body = (
+                body if isinstance(body, dict) else {"raw": request.body.decode("utf-8", "replace")}
+            )
+            cost = 0.0
+            if upstream.prices is not None and not result.error_class:
+                cost = upstream.prices.cost(
+                    result.prompt_tokens, result.cached_tokens, result.completion_tokens
+                )
+            record = CallRecord(
+                call_id,
+                name,
+                upstream.endpoint,
+                agent or name,
+                token,
+                context,
+                result,
+                exposures,
+                cost,
+                retry,
+            )
+            self.calls += 1
+            self._write_raw(record, request)
+            if self.on_call is not None:
+                self.on_call(record)
+            return keep
+
+        return await self._watching_agent(conn, relay_and_record())
+
+    async def _watching_agent(self, conn: _AgentConnection, relay: Coroutine[Any, Any, bool]) -> bool:
+        """Run ``relay``, abandoning it as soon as the agent hangs up.
+
+        An agent cut off by its task's deadline closes its connection; the upstream request is
+        then dropped too, so llama-server frees the slot instead of generating for no one
+        (which would slow every other agent and skew the measurements). The read that watches
+        for the hang-up stays on ``conn`` until the next request is read.
+        """
+        exchange = asyncio.create_task(relay)
+        conn.watch = asyncio.create_task(conn.reader.read(1))
+        try:
+            done, _ = await asyncio.wait({exchange, conn.watch}, return_when=asyncio.FIRST_COMPLETED)
+            if exchange not in done and conn.watch.exception() is None and not conn.watch.result():
+                exchange.cancel()  # _relay records the call as abandoned and returns
+            return await exchange
+        finally:
+            if not exchange.done():
+                exchange.cancel()
 
     async def _relay(
         self,
@@ -601,6 +683,7 @@ class RecordingProxy:
         state = StreamAccumulator(t0)
         raw: list[bytes] = []
         sent_head = False
+        body_complete = False
         client_gone = False
         retry_after: float | None = None
         pool = self._pools[name]
@@ -644,11 +727,11 @@ class RecordingProxy:
                             self._feed_line(state, line, now)
                     if pending:
                         self._feed_line(state, pending, time.monotonic())
-                    await to_agent(b"0\r\n\r\n")
+                    body_complete = await to_agent(b"0\r\n\r\n")
                 else:
                     content = await response.read()
                     raw.append(content)
-                    sent_head = await to_agent(
+                    sent_head = body_complete = await to_agent(
                         (head + f"Content-Length: {len(content)}\r\n\r\n").encode("latin-1") + content
                     )
                     try:
@@ -672,6 +755,10 @@ class RecordingProxy:
                 ErrorClass.BAD_RESPONSE.value,
                 f"malformed response: {exc}"[:500],
             )
+        except asyncio.CancelledError:  # only _relay_watching_agent cancels this task
+            client_gone = True
+            result.error_class = ErrorClass.CONNECTION.value
+            result.error = "the agent closed its connection; the upstream request was abandoned"
         except (OSError, asyncio.IncompleteReadError) as exc:  # refused, reset, closed mid-body
             where = "mid-response" if result.status_code else "before answering"
             result.error_class = ErrorClass.CONNECTION.value
@@ -690,15 +777,18 @@ class RecordingProxy:
                     keep_alive,
                 )
         finish_result(result, state, t0, end, max_tokens)
-        if client_gone and not result.error_class:
-            result.error_class, result.error = ErrorClass.CONNECTION.value, "the agent closed the connection"
+        if client_gone and "abandoned" not in result.error:
+            # Whatever the stream looked like when cut, the agent hanging up ended it.
+            result.error_class = ErrorClass.CONNECTION.value
+            result.error = "the agent closed its connection; the upstream request was abandoned"
         result.raw_response = b"".join(raw).decode("utf-8", "replace")
         result.attempts = [
             AttemptRecord(
                 t_wall, result.total_s, result.status_code, result.error_class, result.error, retry_after
             )
         ]
-        keep = keep_alive and not client_gone and not (result.error_class and sent_head)
+        # The agent may reuse the connection only if what it was sent is framed completely.
+        keep = keep_alive and not client_gone and (body_complete or not sent_head)
         return result, keep
 
     @staticmethod

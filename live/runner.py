@@ -39,7 +39,9 @@ from typing import Any
 
 from agbench.config import AgentKind, Architecture, CloudSettings, Configuration, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
+from agbench.journal import JournalWriter
 from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
+from agbench.live.agents.model_agent import DEFAULT_MAX_TOKENS
 from agbench.live.architectures import plan_for, prompt_texts
 from agbench.records import TaskRun
 from agbench.status import Status
@@ -202,13 +204,9 @@ def validate_options(options: SweepOptions) -> None:
 
     if options.compaction not in COMPACTION_POLICIES:
         raise AgbenchError(f"unknown compaction policy {options.compaction!r}")
-    if options.tool_call_parser != "auto":
-        from agbench.live.parsers import parser_names
+    from agbench.live.parsers import normalise_parser_name
 
-        if options.tool_call_parser not in parser_names():
-            raise AgbenchError(
-                f"unknown tool-call parser {options.tool_call_parser!r} (see `agbench parsers`)"
-            )
+    normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
     if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):
         log.warning("no API key in $%s: cloud requests go without one", options.cloud_api_key_env)
@@ -274,7 +272,7 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
         "task_order": [t.id for t in tasks],
         "backend": options.backend,
         "time_limit_s": options.time_limit,
-        "max_tokens": options.max_tokens,
+        "max_tokens": options.max_tokens or (DEFAULT_MAX_TOKENS if options.agent == "model" else None),
         "tool_call_parser": options.tool_call_parser,
         "compaction": options.compaction,
         "local": {
@@ -366,15 +364,25 @@ class Sweep:
     """Runs one sweep's configurations into one RunStore."""
 
     def __init__(
-        self, options: SweepOptions, store: RunStore, tasks: list[Task], run_id: str, device: str
+        self,
+        options: SweepOptions,
+        store: RunStore,
+        tasks: list[Task],
+        run_id: str,
+        device: str,
+        agent: Agent,
     ) -> None:
         self.options = options
         self.store = store
         self.tasks = tasks
         self.run_id = run_id
         self.device = device
-        self.agent = make_agent(options)
-        self.sandbox_root = Path(tempfile.mkdtemp(prefix=f"agbench-{run_id}-"))
+        self.agent = agent
+        # A run killed with SIGKILL leaves its attempts' host folders behind: clear them first.
+        prefix = "agbench-" + re.sub(r"[^A-Za-z0-9._-]+", "_", run_id) + "-"
+        for stale in Path(tempfile.gettempdir()).glob(prefix + "*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        self.sandbox_root = Path(tempfile.mkdtemp(prefix=prefix))
         self.corpus_dir = (options.tasks_root or suite_root()) / "_corpus"
         self.progress: Any = None
         self.progress_task: Any = None
@@ -513,6 +521,9 @@ class Sweep:
             for endpoint, url in eps.direct.items():
                 if await asyncio.to_thread(_template_drops_tools, url):
                     eps.text_tools.add(endpoint)
+                    recorded = set(self.store.meta().get("tools_in_prompt", []))
+                    if endpoint not in recorded:  # run.json says whose tools went into the prompt
+                        self.store.update_meta(tools_in_prompt=sorted(recorded | {endpoint}))
             if eps.text_tools:
                 log.info("no tool support in the chat template of %s: tools described in the prompt",
                          ", ".join(sorted(eps.text_tools)))  # fmt: skip
@@ -638,9 +649,14 @@ class Sweep:
 
         number = self.store.next_attempt(config.key, task.id)
         key = AttemptKey(config.key, task.id, number)
-        recorder = AttemptRecorder(
-            self.store.attempt_writer(key), self.run_id, config, task, number, self.options.prices
-        )
+        # The header names the task's category so an attempt cut off by SIGKILL is still
+        # reported under it once ``mark_interrupted`` closes it on resume.
+        header = {
+            "kind": "attempt", "config": key.config, "task": key.task, "attempt": key.attempt, "t": time.time(),
+            "task_info": {"category": task.category, "difficulty": task.difficulty},
+        }  # fmt: skip
+        writer = JournalWriter(self.store.attempt_path(key), header)
+        recorder = AttemptRecorder(writer, self.run_id, config, task, number, self.options.prices)
         time_limit = float(self.options.time_limit or task.time_limit_s)
         t_start = time.time()
         m_start = time.monotonic()
@@ -839,10 +855,9 @@ def _options_for_resume(options: SweepOptions) -> tuple[SweepOptions, RunStore]:
     restored.resume = options.resume
     restored.out = options.resume
     restored.quiet = options.quiet
-    # The stored URLs were redacted: take live ones from this invocation when given.
-    restored.local_url = options.local_url or (
-        restored.local_url if restored.local_url == stored.get("local_url") else None
-    )
+    # URLs were stored redacted (a key in a query string is never written): a URL given to
+    # this invocation wins.
+    restored.local_url = options.local_url or restored.local_url
     restored.cloud_url = options.cloud_url or restored.cloud_url
     return restored, store
 
@@ -897,6 +912,7 @@ def run_sweep(options: SweepOptions) -> Path:
     else:
         marked = []
     validate_options(options)
+    agent = make_agent(options)  # a missing trajectory file fails here, before a run dir exists
     tasks = select_run_tasks(options)
     if not tasks:
         raise AgbenchError("no task selected")
@@ -926,7 +942,7 @@ def run_sweep(options: SweepOptions) -> Path:
             options.backend,
             " (cloud stand-in)" if meta.get("cloud_standin") else "",
         )
-        sweep = Sweep(options, store, tasks, run_id, device)
+        sweep = Sweep(options, store, tasks, run_id, device, agent)
         stopped = _run_with_signals(sweep, console, options.quiet)
         store.update_meta(finished=None if stopped else time.time(), stopped=stopped)
         store.compact()
@@ -935,8 +951,10 @@ def run_sweep(options: SweepOptions) -> Path:
                 from agbench.report import write_reports
 
                 write_reports([run_dir])
-            except AgbenchError as exc:
-                log.warning("no report written: %s", exc)
+            except Exception as exc:  # the traces are safe; a report can be rewritten later
+                log.error(
+                    "no report written (%s: %s); rerun `agbench report %s`", type(exc).__name__, exc, run_dir
+                )
         if not stopped:
             with contextlib.suppress(OSError):
                 copy_to_latest(run_dir, options.runs_root)

@@ -38,7 +38,13 @@ SECRET_FIELD_NAMES = frozenset(
 
 _ENV_SECRET_NAME = re.compile(r"(API_?KEY|_KEY|_TOKEN|_SECRET|PASSWORD)$", re.IGNORECASE)
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + REDACTED),
+    # Credentials after Bearer/Basic look unlike prose ("basic understanding", "bearer bonds"):
+    # a token has a digit or is long; base64 has a capital, digit or "=" after its first letter.
+    (
+        re.compile(r"\b([Bb]earer)\s+(?=[\w.~+/=-]*\d|[\w.~+/=-]{20})[\w.~+/=-]{8,}"),
+        r"\1 " + REDACTED,
+    ),
+    (re.compile(r"\b([Bb]asic)\s+(?=[A-Za-z0-9+/]+?[A-Z0-9=])[A-Za-z0-9+/]{8,}={0,2}"), r"\1 " + REDACTED),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"), REDACTED),
     (
         re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access_token|auth|sig|signature)=)[^&#\s\"']+"),

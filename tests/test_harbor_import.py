@@ -166,3 +166,31 @@ def test_bad_inputs_raise_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(AgbenchError) as info:
         import_harbor_task(tmp_path / "missing", tmp_path / "suite")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_imported_task_passes_tasks_check_in_bwrap_sandbox(tmp_path: Path) -> None:
+    """The wrappers work inside a real sandbox: no /tests, /solution or /logs to write to."""
+    from agbench.live.taskcheck import check_tasks
+
+    dest = import_harbor_task(make_harbor_task(tmp_path / "harbor"), tmp_path / "suite")
+    [check] = check_tasks([load_task(dest)], "bwrap", progress=False)
+    assert check.oracle_ok and check.null_ok, check.detail
+
+
+def test_import_a_whole_dataset_folder(tmp_path: Path) -> None:
+    from agbench.harbor import import_harbor_tasks
+
+    dataset = tmp_path / "dataset"
+    make_harbor_task(dataset, "task-a")
+    make_harbor_task(dataset, "task-b")
+    (dataset / "README.md").write_text("not a task\n")
+    (dataset / "assets").mkdir()
+    paths = import_harbor_tasks(dataset, tmp_path / "suite", category="system")
+    assert [p.name for p in paths] == ["task-a", "task-b"]
+    assert {t.id: t.category for t in load_suite(tmp_path / "suite")} == {
+        "task-a": "system",
+        "task-b": "system",
+    }
+    with pytest.raises(AgbenchError, match="no Harbor task folders"):
+        import_harbor_tasks(dataset / "assets", tmp_path / "suite")

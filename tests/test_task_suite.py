@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+import wave
 import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from agbench.task import Task, load_suite
+from agbench.task import Task, load_suite, suite_root
 
 KNOWN_TOOLS = {
     "read_file",
@@ -124,13 +125,35 @@ def test_sensitive_items_occur_in_inputs(suite: list[Task]) -> None:
     assert total >= 150
 
 
+def corpus_urls() -> dict[str, str]:
+    """url -> title of every document of the offline retrieval corpus."""
+    urls = {}
+    for doc in sorted((suite_root() / "_corpus").rglob("*.md")):
+        lines = doc.read_text().splitlines()
+        assert len(lines) > 3 and lines[0].startswith("# "), f"{doc}: first line must be '# Title'"
+        assert lines[1].startswith("url: https://corpus.local/"), f"{doc}: second line must be the url"
+        urls[lines[1].removeprefix("url: ").strip()] = lines[0][2:]
+    return urls
+
+
+def test_retrieval_corpus_is_well_formed() -> None:
+    urls = corpus_urls()
+    assert 60 <= len(urls) <= 120
+    assert len(set(urls.values())) == len(urls), "document titles must be distinct"
+
+
 def test_replay_plans_name_known_tools(suite: list[Task]) -> None:
+    urls = corpus_urls()
     for task in suite:
         plan = json.loads((task.solution_dir / "tools.json").read_text())
         assert isinstance(plan, list) and plan, task.id
         for step in plan:
             assert step["tool"] in KNOWN_TOOLS, f"{task.id}: unknown tool {step['tool']}"
             assert isinstance(step["arguments"], dict), task.id
+            if step["tool"] == "web_fetch":
+                assert step["arguments"]["url"] in urls, (
+                    f"{task.id}: {step['arguments']['url']} not in corpus"
+                )
         assert plan[-1] == {"tool": "python", "arguments": {"code": "@solve.py"}}, task.id
         if task.category == "retrieval":
             assert {s["tool"] for s in plan} & {"web_search", "web_fetch"}, task.id
@@ -145,4 +168,81 @@ def test_oracle_passes_and_null_agent_fails(suite: list[Task]) -> None:
         want = 1.0 if use_oracle else 0.0
         if reward != want:
             failures.append(f"{task.id} {'oracle' if use_oracle else 'null'}: {reward} ({reason})")
+    assert not failures, "\n".join(failures)
+
+
+def test_office_and_media_inputs_open_in_independent_readers() -> None:
+    """The stdlib-built files are real formats: third-party readers accept them."""
+    openpyxl = pytest.importorskip("openpyxl")
+    docx = pytest.importorskip("docx")
+    image = pytest.importorskip("PIL.Image")
+    root = suite_root()
+    xlsx = sorted(root.glob("office/*/environment/*.xlsx"))
+    assert len(xlsx) == 3
+    for path in xlsx:
+        book = openpyxl.load_workbook(path, data_only=True)
+        assert all(ws.max_row > 1 for ws in book.worksheets), path
+    for path in sorted(root.glob("office/*/environment/*.docx")):
+        assert docx.Document(str(path)).paragraphs, path
+    for path in sorted(root.glob("office/*/environment/*.odt")):
+        with zipfile.ZipFile(path) as zf:
+            first = zf.infolist()[0]
+            assert first.filename == "mimetype" and first.compress_type == zipfile.ZIP_STORED
+            assert zf.read("mimetype") == b"application/vnd.oasis.opendocument.text"
+    for path in sorted(root.glob("multimedia/*/environment/**/*.png")):
+        with image.open(path) as im:
+            im.load()
+            assert im.text.get("Sensitivity") in ("private", "normal"), path
+    for path in sorted(root.glob("multimedia/*/environment/**/*.jpg")):
+        with image.open(path) as im:
+            exif = im.getexif()
+            assert set(exif.get_ifd(0x8825)) == {1, 2, 3, 4}, path  # GPS lat/lon and refs
+            assert 0x9003 in exif.get_ifd(0x8769), path  # DateTimeOriginal
+            assert isinstance(exif.get(0x010E), str) and len(exif[0x010E]) > 4, path
+    for path in sorted(root.glob("multimedia/*/environment/**/*.wav")):
+        with wave.open(str(path)) as w:
+            assert w.getnframes() > 0 and w.getframerate() in (8000, 11025), path
+    for path in sorted(root.glob("multimedia/*/environment/**/*.mp3")):
+        data = path.read_bytes()
+        size = (data[6] << 21) | (data[7] << 14) | (data[8] << 7) | data[9]
+        assert data[:3] == b"ID3" and data[10 + size : 10 + size + 2] == b"\xff\xfb", path
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_replay_plans_solve_their_tasks_with_the_real_tools(suite: list[Task]) -> None:
+    """Executing each tools.json with the harness's tools in a sandbox earns reward 1.
+
+    This is what a synthesised replay trajectory does, so a plan that stops solving its task
+    (a renamed file, a tool argument the tools do not take) is caught here, not in a sweep.
+    """
+    import asyncio
+
+    from agbench.live.sandbox import create_sandbox
+    from agbench.live.tools import default_tools
+    from agbench.live.trajectories.synth import load_plan
+    from agbench.live.verification import verify
+
+    async def replay(task: Task, root: Path, gate: asyncio.Semaphore) -> str | None:
+        async with gate:
+            sandbox = create_sandbox("bwrap", task, Path(tempfile.mkdtemp(dir=root)))
+            tools = {t.name: t for t in default_tools(task)}
+            try:
+                await sandbox.start()
+                output = ""
+                for name, arguments in load_plan(task):
+                    result = await tools[name].call(sandbox, arguments)
+                    if result.error and name != "run_command":
+                        return f"{task.id}: {name} failed: {result.error}"
+                    output = result.output
+                verdict = await verify(sandbox, task, output.strip())
+            finally:
+                await sandbox.destroy()
+            return None if verdict.reward == 1.0 else f"{task.id}: {verdict.reason}"
+
+    async def replay_all(root: Path) -> list[str | None]:
+        gate = asyncio.Semaphore(4)
+        return await asyncio.gather(*(replay(t, root, gate) for t in suite))
+
+    with tempfile.TemporaryDirectory(prefix="agb-replay-") as tmp:
+        failures = [f for f in asyncio.run(replay_all(Path(tmp))) if f]
     assert not failures, "\n".join(failures)

@@ -24,6 +24,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -40,7 +41,7 @@ from agbench.metrics.outcomes import (
     outcome_metrics,
     scores,
 )
-from agbench.metrics.serving import serving_metrics
+from agbench.metrics.serving import endpoint_figures, sample_figures, serving_metrics
 from agbench.records import TABLES, columns
 from agbench.store import RunStore
 
@@ -97,21 +98,27 @@ def with_defaults(frame: pd.DataFrame, table: str) -> pd.DataFrame:
 
 
 def only_counted(frame: pd.DataFrame, counted: pd.DataFrame) -> pd.DataFrame:
-    """The rows of a per-attempt table that belong to counted attempts."""
+    """The rows of a per-attempt table that belong to counted attempts.
+
+    Each key column is factorized (categoricals give their codes for free) and the codes are
+    folded into one int64 attempt key, so the big table is hashed once, as integers, instead
+    of joined on five columns of strings.
+    """
     if not len(frame):
         return frame
-    keys = counted[ATTEMPT_KEYS].copy()
-    for col in ("device", "architecture", "task"):
-        keys[col] = keys[col].astype(str)
-    probe = frame[ATTEMPT_KEYS].copy()
-    for col in ("device", "architecture", "task"):
-        probe[col] = (
-            probe[col].astype(str) if not isinstance(probe[col].dtype, pd.CategoricalDtype) else probe[col]
-        )
-    keys["_counted"] = True
-    # Join on the factorized attempt key: one hash pass over the big table.
-    joined = probe.merge(keys, on=ATTEMPT_KEYS, how="left", sort=False)
-    mask = joined["_counted"].fillna(False).to_numpy(dtype=bool)
+    big = np.zeros(len(frame), dtype=np.int64)
+    small = np.zeros(len(counted), dtype=np.int64)
+    known = np.ones(len(counted), dtype=bool)
+    for col in ATTEMPT_KEYS:
+        codes, uniques = pd.factorize(frame[col], sort=False)
+        index = pd.Index(uniques.astype(str) if col in ("device", "architecture", "task") else uniques)
+        values = counted[col].astype(str) if col in ("device", "architecture", "task") else counted[col]
+        positions = index.get_indexer(values)
+        known &= positions >= 0
+        radix = len(index) + 1
+        big = big * radix + codes.astype(np.int64)
+        small = small * radix + positions.astype(np.int64)
+    mask = pd.Series(big).isin(small[known]).to_numpy()
     return frame[mask]
 
 
@@ -119,6 +126,21 @@ def _group(frame: pd.DataFrame) -> dict[tuple[str, str, int], pd.DataFrame]:
     if not len(frame):
         return {}
     return {config_of(key): rows for key, rows in frame.groupby(CONFIG_KEYS, sort=False, observed=True)}
+
+
+def _sums(
+    frame: pd.DataFrame, aggregations: dict[str, tuple[str, str]]
+) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Named per-configuration aggregates of a table, as plain floats."""
+    if not len(frame):
+        return {}
+    table: dict[Any, dict[Any, Any]] = (
+        frame.groupby(CONFIG_KEYS, observed=True, sort=False).agg(**aggregations).to_dict(orient="index")
+    )
+    return {
+        config_of(index): {str(k): int(v) if str(k).startswith("mem") else float(v) for k, v in row.items()}
+        for index, row in table.items()
+    }
 
 
 def labels_of(meta: dict[str, Any]) -> list[str]:
@@ -171,16 +193,24 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
     for col in ("device", "architecture", "task", "category"):
         counted[col] = counted[col].astype(str)
     detail = {
-        name: only_counted(tables.get(name, _empty(name)), counted)
+        name: only_counted(tables[name], counted) if name in tables else _empty(name)
         for name in ("model_calls", "tool_calls", "messages", "exposures")
     }
-    samples = {name: tables.get(name, _empty(name)) for name in ("server_samples", "resource_samples")}
-    grouped = {name: _group(frame) for name, frame in {**detail, **samples}.items()}
-    calls_by_config: dict[tuple[str, str, int], dict[str, pd.DataFrame]] = {}
-    for key, calls in grouped["model_calls"].items():
-        calls_by_config[key] = {
-            str(e): rows for e, rows in calls.groupby("endpoint", sort=True, observed=True)
-        }
+    samples = {
+        name: tables[name] if name in tables else _empty(name)
+        for name in ("server_samples", "resource_samples")
+    }
+    endpoints = endpoint_figures(detail["model_calls"])
+    server = sample_figures(samples["server_samples"])
+    tools = _sums(
+        detail["tool_calls"], {"tool_wall_s_total": ("wall_s", "sum"), "tool_cpu_s_total": ("cpu_s", "sum")}
+    )
+    resources = _sums(
+        samples["resource_samples"],
+        {"cpu_percent_peak": ("cpu_percent", "max"), "mem_used_bytes_peak": ("mem_used_bytes", "max")},
+    )
+    exposures = _group(detail["exposures"])
+    messages = _group(detail["messages"])
     common = common_success_tasks(counted)
     prices = price_table(meta)
 
@@ -198,26 +228,16 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         entry["concurrency"] = conc
         entry.update(outcome_metrics(rows, common.get((device, conc), set())))
         entry.update(cost_metrics(rows, prices))
-        entry.update(exposure_metrics(rows, grouped["exposures"].get(key, _empty("exposures"))))
-        entry.update(
-            serving_metrics(
-                calls_by_config.get(key, {}), grouped["server_samples"].get(key, _empty("server_samples"))
-            )
-        )
-        messages = grouped["messages"].get(key)
+        entry.update(exposure_metrics(rows, exposures.get(key, _empty("exposures"))))
+        entry.update(serving_metrics(endpoints.get(key, {}), server.get(key)))
+        sent = messages.get(key)
         entry["messages"] = (
-            {str(k): int(v) for k, v in messages["kind"].astype(str).value_counts().sort_index().items()}
-            if messages is not None
+            {str(k): int(v) for k, v in sent["kind"].astype(str).value_counts().sort_index().items()}
+            if sent is not None
             else {}
         )
-        tools = grouped["tool_calls"].get(key)
-        entry["tool_wall_s_total"] = float(tools["wall_s"].sum()) if tools is not None else 0.0
-        entry["tool_cpu_s_total"] = float(tools["cpu_s"].sum()) if tools is not None else 0.0
-        resources = grouped["resource_samples"].get(key)
-        entry["cpu_percent_peak"] = float(resources["cpu_percent"].max()) if resources is not None else None
-        entry["mem_used_bytes_peak"] = (
-            int(resources["mem_used_bytes"].max()) if resources is not None else None
-        )
+        entry.update(tools.get(key, {"tool_wall_s_total": 0.0, "tool_cpu_s_total": 0.0}))
+        entry.update(resources.get(key, {"cpu_percent_peak": None, "mem_used_bytes_peak": None}))
         configurations.append(entry)
 
     interrupted = int((task_runs["status"].astype(str) == "interrupted").sum())

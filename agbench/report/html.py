@@ -19,6 +19,7 @@ from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
 from agbench.report import plots
 from agbench.report.summary import RunReport
 
+_META_CHARS = 400
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
 h1{margin-bottom:4px} h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
@@ -120,6 +121,8 @@ def _meta_table(meta: dict[str, Any]) -> str:
     for key in sorted(meta):
         value = meta[key]
         text = json.dumps(value, default=str) if isinstance(value, dict | list) else str(value)
+        if len(text) > _META_CHARS:  # prompts and task orders are long: summary.json has them whole
+            text = text[:_META_CHARS] + f"… ({len(text):,} characters; see summary.json)"
         rows.append(f'<tr><th class="l">{_e(key)}</th><td class="l">{_e(text)}</td></tr>')
     return "<table>" + "".join(rows) + "</table>"
 

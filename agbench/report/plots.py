@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, NullLocator
 
 plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "agbench", "font.size": 9})
 
@@ -134,6 +135,9 @@ def concurrency_lines(configs: Sequence[dict[str, Any]]) -> str:
         ax.set_xlabel("concurrency")
         ax.set_ylabel(ylabel)
         ax.set_xscale("log", base=2)
+        levels = sorted({int(c["concurrency"]) for c in configs})
+        ax.set_xticks(levels, [str(x) for x in levels])
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.grid(alpha=0.3)
     left.legend(fontsize=7)
     return to_svg(fig)
@@ -156,7 +160,7 @@ def _stacked_bars(
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="x", alpha=0.3)
     return to_svg(fig)
 
@@ -186,6 +190,8 @@ def cloud_cost(configs: Sequence[dict[str, Any]]) -> str:
         right.barh(labels, values, left=start, label=name)
         start += values
     left.invert_yaxis()
+    for ax in (left, right):
+        ax.xaxis.set_major_locator(MaxNLocator(4))
     left.set_xlabel("USD (token kind × price table)")
     right.set_xlabel("USD (recorded)")
     left.set_title("cloud cost by token kind")

@@ -17,6 +17,7 @@ import asyncio
 import json
 import statistics
 import time
+import urllib.parse
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,7 @@ class AttemptRecord:
     error: str = ""
     retry_after_s: float | None = None
     backoff_s: float = 0.0  # waited after this attempt before the next one
+    sent: bool = True  # False: no connection was made, so the request never left this machine
 
 
 @dataclass
@@ -188,14 +190,22 @@ class ChatResult:
         return rows
 
 
-def chat_completions_url(base_url: str) -> str:
-    """``http://h:p`` or ``http://h:p/v1`` (or a proxy route ending in ``/v1``) -> the chat URL."""
+def api_base(base_url: str) -> str:
+    """The OpenAI API base (what ``/chat/completions`` is appended to) for a server URL.
+
+    A bare origin (``http://127.0.0.1:8080``, as llama-server, vLLM and Ollama are given) gets
+    ``/v1``; a URL with a path is taken as the API base already (``.../v1``, a proxy route,
+    ``.../v1beta/openai`` and the like).
+    """
     base = base_url.rstrip("/")
-    if base.endswith("/chat/completions"):
-        return base
-    if not base.endswith("/v1"):
+    base = base.removesuffix("/chat/completions")
+    if not urllib.parse.urlsplit(base).path:
         base += "/v1"
-    return base + "/chat/completions"
+    return base
+
+
+def chat_completions_url(base_url: str) -> str:
+    return api_base(base_url) + "/chat/completions"
 
 
 def usage_tokens(usage: dict[str, Any] | None, timings: dict[str, Any] | None) -> tuple[int, int, int]:
@@ -318,7 +328,9 @@ class ChatClient:
     ``endpoint`` labels the trace rows ("local" or "cloud"). ``limiter`` is the harness's own
     concurrency limit for this endpoint: time spent waiting on it is the call's ``queue_s``.
     Retries (at most ``max_retries``) happen only where retrying is safe: HTTP 429 (after
-    Retry-After, capped) and a refused connection (the request never left this machine).
+    Retry-After, capped) and a failed connect (the request never left this machine). A timeout,
+    a 5xx or a broken stream is not retried: the model may have done the work, and the harness
+    decides what a failed turn means.
     """
 
     def __init__(
@@ -426,9 +438,7 @@ class ChatClient:
             result = await self._attempt(body, headers, max_tokens)
             record = result.attempts[0]
             attempts.append(record)
-            retryable = record.error_class == ErrorClass.RATE_LIMITED or (
-                record.error_class == ErrorClass.CONNECTION and "refused" in record.error.lower()
-            )
+            retryable = record.error_class == ErrorClass.RATE_LIMITED or not record.sent
             if not retryable or len(attempts) > self.max_retries:
                 break
             wait = self.backoff_s * (2 ** (len(attempts) - 1))
@@ -507,7 +517,8 @@ class ChatClient:
             result.error_class, result.error = ErrorClass.TIMEOUT.value, f"{type(exc).__name__}: {exc}"
         except httpx.ConnectError as exc:
             result.error_class = ErrorClass.CONNECTION.value
-            result.error = f"connection refused or failed: {exc}"
+            result.error = f"could not connect: {exc}"
+            record.sent = False
         except (httpx.TransportError, httpx.StreamError) as exc:
             result.error_class = ErrorClass.CONNECTION.value
             result.error = f"{type(exc).__name__} mid-response: {exc}"

@@ -135,11 +135,23 @@ class Sandbox(abc.ABC):
         # (uid, gid) that host-side writes under /work must belong to, if not the host user.
         self.host_owner: tuple[int, int] | None = None
 
+    def limits_report(self) -> str:
+        """One line for logs and reports: each limit and the mechanism that enforced it."""
+        parts = []
+        for key, value in self.limits_enforced.items():
+            shown = "no" if value is False else ("yes" if value is True else value)
+            parts.append(f"{key}={shown}")
+        return f"{self.backend}: " + " ".join(parts)
+
     # -- lifecycle -------------------------------------------------------------------------
     def _prepare_host_dirs(self) -> None:
         if self.work_dir_host.exists():
             shutil.rmtree(self.work_dir_host)
         self.attempt_dir.mkdir(parents=True, exist_ok=True)
+        # The sandbox user owns files on the host side (root under bubblewrap's user mapping,
+        # uid 1000 under Docker): a setuid file planted in /work must not be reachable by
+        # other host users, so the attempt folder is private.
+        os.chmod(self.attempt_dir, 0o700)
         copy_tree(self.task.environment_dir, self.work_dir_host, excludes=ENVIRONMENT_EXCLUDES)
         for d in (self.verifier_dir_host, self.solution_dir_host):
             if d.exists():
@@ -148,7 +160,10 @@ class Sandbox(abc.ABC):
 
     async def start(self) -> None:
         """Create the environment, then check the task's required programs are there."""
-        self._prepare_host_dirs()
+        try:
+            self._prepare_host_dirs()
+        except OSError as exc:
+            raise SandboxError(f"could not prepare {self.attempt_dir} for {self.task.id}: {exc}") from exc
         try:
             await self._start()
         except SandboxError:
@@ -180,6 +195,7 @@ class Sandbox(abc.ABC):
         script = 'for p in "$@"; do command -v "$p" >/dev/null 2>&1 || echo "$p"; done'
         res = await self.exec(["/bin/sh", "-c", script, "sh", *programs], timeout_s=30, cwd="/")
         if res.exit_code != 0 and not res.stdout:
+            await self.destroy()
             raise SandboxError(f"required-program check failed in the sandbox: {res.stderr_text.strip()}")
         missing = res.stdout_text.split()
         if missing:
@@ -205,6 +221,16 @@ class Sandbox(abc.ABC):
     @abc.abstractmethod
     async def destroy(self) -> None:
         """Stop everything inside and release all host resources; safe to call twice."""
+
+    def _disarm_host_files(self) -> None:
+        """Clear setuid/setgid bits the sandbox set on files it leaves in the host work dir."""
+        for dirpath, _dirnames, filenames in os.walk(self.work_dir_host):
+            for name in filenames:
+                path = os.path.join(dirpath, name)
+                with contextlib.suppress(OSError):
+                    mode = os.lstat(path).st_mode
+                    if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
+                        os.chmod(path, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
 
     async def __aenter__(self) -> Sandbox:
         await self.start()

@@ -10,8 +10,8 @@ persist lives in /work or /tmp, which are host folders of the attempt.
 
 Limits come from the sandbox's cgroup v1 groups (``cgroups.py``); a small ``/bin/sh`` stub
 joins the groups and then execs bubblewrap, so every process of the command is inside before it
-runs. Where the groups are not writable, ``ulimit -v`` (address space) and ``ulimit -u`` stand
-in, and ``limits_enforced`` says so.
+runs. Where the groups are not writable, ``prlimit`` sets RLIMIT_AS (address space) and, for
+a non-root user, RLIMIT_NPROC instead, and ``limits_enforced`` says which limits hold.
 """
 
 from __future__ import annotations
@@ -31,12 +31,10 @@ from .cgroups import SandboxCgroups
 from .images import SANDBOX_GID, SANDBOX_UID, ensure_rootfs
 from .process_io import communicate_with_deadline
 
-# Joins the cgroups named in $AGBENCH_CGROUP_PROCS, applies fallback rlimits, execs bubblewrap.
+# Joins the cgroups named in $AGBENCH_CGROUP_PROCS, then execs bubblewrap (or prlimit).
 _LAUNCHER = (
     'for f in $AGBENCH_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; '
-    'if [ -n "$AGBENCH_ULIMIT_V" ]; then ulimit -v "$AGBENCH_ULIMIT_V" || exit 125; fi; '
-    'if [ -n "$AGBENCH_ULIMIT_U" ]; then ulimit -u "$AGBENCH_ULIMIT_U" || exit 125; fi; '
-    'unset AGBENCH_CGROUP_PROCS AGBENCH_ULIMIT_V AGBENCH_ULIMIT_U; exec "$@"'
+    'unset AGBENCH_CGROUP_PROCS; exec "$@"'
 )
 
 
@@ -51,6 +49,7 @@ class BwrapSandbox(Sandbox):
         self._bwrap = shutil.which("bwrap")
         self._running: set[asyncio.subprocess.Process] = set()
         self._launcher_env: dict[str, str] = {}
+        self._rlimit_prefix: list[str] = []
 
     async def _start(self) -> None:
         if self._bwrap is None:
@@ -66,13 +65,16 @@ class BwrapSandbox(Sandbox):
         procs = self.cgroups.procs_files
         if procs:
             env["AGBENCH_CGROUP_PROCS"] = " ".join(procs)
-        if not enforced["memory"]:
-            env["AGBENCH_ULIMIT_V"] = str(self.task.limits.memory_mb * 1024)
+        rlimits = []
+        prlimit = shutil.which("prlimit")
+        if not enforced["memory"] and prlimit:
+            rlimits.append(f"--as={self.task.limits.memory_mb * 1024 * 1024}")
             enforced["memory"] = "rlimit_as"
-        if not enforced["pids"]:
-            env["AGBENCH_ULIMIT_U"] = str(self.task.limits.pids)
-            # RLIMIT_NPROC counts per real user and is ignored for root.
-            enforced["pids"] = "rlimit_nproc" if os.geteuid() != 0 else False
+        # RLIMIT_NPROC counts every process of the real user and is ignored for root.
+        if not enforced["pids"] and prlimit and os.geteuid() != 0:
+            rlimits.append(f"--nproc={self.task.limits.pids}")
+            enforced["pids"] = "rlimit_nproc"
+        self._rlimit_prefix = [prlimit, *rlimits, "--"] if prlimit and rlimits else []
         self._launcher_env = env
         self.limits_enforced = {
             **enforced,
@@ -114,7 +116,7 @@ class BwrapSandbox(Sandbox):
         for key, value in (env or {}).items():
             args += ["--setenv", key, value]
         args += ["--chdir", cwd, "--", *cmd]
-        return args
+        return [*self._rlimit_prefix, *args]
 
     async def exec(
         self,
@@ -168,3 +170,4 @@ class BwrapSandbox(Sandbox):
             await asyncio.to_thread(self.cgroups.remove)
         if self.tmp_dir_host.exists():
             await asyncio.to_thread(shutil.rmtree, self.tmp_dir_host, True)
+        await asyncio.to_thread(self._disarm_host_files)

@@ -177,6 +177,9 @@ class DockerSandbox(Sandbox):
                 labels={"agbench": "sandbox", "agbench.task": self.task.id},
             )
         except docker.errors.DockerException as exc:
+            # A container can be created and then fail to start: do not leave it behind.
+            with contextlib.suppress(docker.errors.DockerException):
+                self._client.containers.get(name).remove(force=True, v=True)
             raise SandboxError(f"docker could not start a container for {self.task.id}: {exc}") from None
         self.container_id = self.container.id
         attrs = self._client.api.inspect_container(self.container_id)["HostConfig"]
@@ -293,6 +296,10 @@ class DockerSandbox(Sandbox):
         self.destroyed = True
         if self.container is not None:
             await _blocking(self._remove_container)
+        elif self._client is not None:
+            with contextlib.suppress(Exception):
+                self._client.close()
+        await _blocking(self._disarm_host_files)
 
     def _remove_container(self) -> None:
         import docker.errors

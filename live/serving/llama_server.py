@@ -118,9 +118,12 @@ class ManagedServer:
     def _chat_template(self, model_path: Path) -> str | None:
         template = self.settings.chat_template
         if template:
-            candidate = Path(template).expanduser()
-            if candidate.is_file():
-                return candidate.read_text()
+            if "\n" not in template and "{" not in template:  # a file name, not template text
+                candidate = Path(template).expanduser()
+                if candidate.suffix in (".jinja", ".j2", ".txt") and not candidate.is_file():
+                    raise AgbenchError(f"chat template file not found: {candidate}")
+                if candidate.is_file():
+                    return candidate.read_text()
             return template  # a built-in template name or the template text itself
         embedded: str | None = served_chat_template(self.settings.model, model_path)
         return embedded

@@ -100,19 +100,18 @@ def _locate_qwen() -> Path:
 
 
 def qwen_native_tool_template(embedded: str) -> str:
-    """Qwen's template without its ``<tool_call>`` tags.
+    """Qwen's template without its ``<tool_call>`` tags (nor the sentence asking for them).
 
     Measured here: with the stock template llama-server picks the Hermes parser, the 0.5B model
-    writes bare JSON without the tags and ``tool_calls`` stays null; without the tags
-    llama-server uses its generic (grammar-constrained) tool format and returns native
-    ``tool_calls``, streamed deltas included.
+    writes bare JSON without the tags and ``tool_calls`` stays null. Without the tags
+    llama-server uses its generic grammar-backed tool format and returns native
+    ``tool_calls`` (streamed deltas included) in most turns; when the model still wraps its
+    call in a Markdown fence, the server answers HTTP 500 "does not match the expected
+    peg-native format", a model-turn failure, not an infrastructure one.
     """
-    return (
-        embedded.replace("<tool_call>\\n", "")
-        .replace("\\n</tool_call>", "")
-        .replace("<tool_call>", "")
-        .replace("</tool_call>", "")
-    )
+    text = embedded.replace(" within <tool_call></tool_call> XML tags", "")
+    text = text.replace("<tool_call>\\n", "").replace("\\n</tool_call>", "")
+    return text.replace("<tool_call>", "").replace("</tool_call>", "")
 
 
 REGISTRY: dict[str, RegisteredModel] = {

@@ -252,7 +252,7 @@ def photos_near_home() -> None:
             lat = home[0] + rng.choice([-1, 1]) * rng.uniform(0.01, 0.6)
             lon = home[1] + rng.choice([-1, 1]) * rng.uniform(0.01, 0.9)
         name = f"DSC_{2040 + i}.jpg"
-        note = "Lotte's first steps" if i == 2 else ("Insurance photo: bike frame no. WBK-771903" if i == 7 else "")
+        note = "Lotte's first steps" if i == 2 else ("Insurance photo: bike frame no. WBK-771903" if i == 7 else "no caption")
         when = f"2024:06:{i + 1:02d} 1{i % 10}:2{i % 6}:00"
         (d / name).write_bytes(b"\xff\xd8" + exif_app1(when, lat, lon, note) + tiny_jpeg_body())
         # haversine in metres

@@ -136,8 +136,18 @@ def check_identity_and_read_only_system(backend: str, tmp_path: Path) -> None:
             listing = (await sb.exec(["ls", "-A", "/work"], timeout_s=30)).stdout_text.split()
             assert sorted(listing) == ["new.txt", "numbers.txt"]
             assert not (task.environment_dir / "new.txt").exists()
-            for key in ("memory", "pids", "cpu", "network", "read_only_root", "cap_drop"):
+            for key in (
+                "memory",
+                "pids",
+                "cpu",
+                "network",
+                "read_only_root",
+                "cap_drop",
+                "no_new_privileges",
+            ):
                 assert sb.limits_enforced.get(key), (key, sb.limits_enforced)
+            assert sb.limits_report().startswith(f"{backend}: memory=")
+            assert "=no" not in sb.limits_report()
         finally:
             await sb.destroy()
 
@@ -322,14 +332,19 @@ def check_hung_command_killed(backend: str, tmp_path: Path) -> None:
     run(go())
 
 
-def check_nothing_left_after_destroy(backend: str, tmp_path: Path) -> list[str]:
-    """Returns identifiers of what the sandbox made, for backend-specific extra checks."""
+def check_nothing_left_after_destroy(backend: str, tmp_path: Path) -> Sandbox:
+    """Returns the destroyed sandbox, for backend-specific extra checks."""
     task = write_tiny_task(tmp_path / "task")
     attempt = tmp_path / "attempt"
 
     async def go() -> Sandbox:
         sb = await started(backend, task, attempt)
         await sb.exec(["sh", "-c", "sleep 300 >/dev/null 2>&1 &"], timeout_s=10)
+        # A setuid copy of a shell left in /work must not stay armed on the host.
+        res = await sb.exec(
+            ["sh", "-c", "cp /bin/sh /work/suid-sh && chmod 4755 /work/suid-sh"], timeout_s=10
+        )
+        assert res.exit_code == 0, res
         await sb.destroy()
         await sb.destroy()  # twice is fine
         return sb
@@ -337,9 +352,11 @@ def check_nothing_left_after_destroy(backend: str, tmp_path: Path) -> list[str]:
     sb = run(go())
     assert not _host_mounts_with(str(attempt.resolve()), getattr(sb, "container_id", None) or "")
     assert (attempt / "work" / "numbers.txt").is_file()  # the work dir stays for inspection
+    assert not (attempt / "work" / "suid-sh").stat().st_mode & 0o6000
+    assert attempt.stat().st_mode & 0o077 == 0  # private to the harness user
     with pytest.raises(Exception):  # noqa: B017 - any error: a destroyed sandbox does not run
         run(sb.exec(["true"], timeout_s=5))
-    return [getattr(sb, "container_id", None) or ""]
+    return sb
 
 
 def check_missing_required_program(backend: str, tmp_path: Path) -> None:

@@ -69,10 +69,14 @@ class Harness:
     def __init__(self, tmp: Path, arch: Architecture, scripts: dict[str, list[MockReply | str]]) -> None:
         self.task = tiny_task(tmp / "task")
         self.journal = tmp / "attempt.jsonl"
-        self.writer = JournalWriter(self.journal, {"kind": "attempt", "config": "d|x|1", "task": "t", "attempt": 1})
+        self.writer = JournalWriter(
+            self.journal, {"kind": "attempt", "config": "d|x|1", "task": "t", "attempt": 1}
+        )
         config = Configuration("dev", arch, 1)
         self.recorder = AttemptRecorder(self.writer, "run", config, self.task, 1, PriceTable())
-        self.clients = {endpoint: MockChatClient(replies, name=endpoint) for endpoint, replies in scripts.items()}
+        self.clients = {
+            endpoint: MockChatClient(replies, name=endpoint) for endpoint, replies in scripts.items()
+        }
         self.attempt_dir = tmp / "attempt"
         self.arch = arch
 
@@ -104,10 +108,23 @@ def test_plans_name_who_leads_and_how_they_coordinate() -> None:
     assert plan_for("LO").lead.endpoint == "local" and plan_for("LO").coordination is None
     assert plan_for("CO").lead.endpoint == "cloud" and plan_for("CO").endpoints == ("cloud",)
     hcl, hll = plan_for(Architecture.HCL), plan_for(Architecture.HLL)
-    assert (hcl.lead.endpoint, hcl.helper and hcl.helper.endpoint, hcl.coordination) == ("cloud", "local", "delegate")
-    assert (hll.lead.endpoint, hll.helper and hll.helper.endpoint, hll.coordination) == ("local", "cloud", "consult")
+    assert (hcl.lead.endpoint, hcl.helper and hcl.helper.endpoint, hcl.coordination) == (
+        "cloud",
+        "local",
+        "delegate",
+    )
+    assert (hll.lead.endpoint, hll.helper and hll.helper.endpoint, hll.coordination) == (
+        "local",
+        "cloud",
+        "consult",
+    )
     names = {a: [s["function"]["name"] for s in coordination_schemas(p)] for a, p in PLANS.items()}
-    assert names == {Architecture.LO: [], Architecture.CO: [], Architecture.HCL: ["delegate"], Architecture.HLL: ["consult"]}
+    assert names == {
+        Architecture.LO: [],
+        Architecture.CO: [],
+        Architecture.HCL: ["delegate"],
+        Architecture.HLL: ["consult"],
+    }
     prompts = prompt_texts()
     for plan in PLANS.values():
         assert plan.lead.prompt in prompts and prompts[plan.lead.prompt]["text"]
@@ -117,8 +134,20 @@ def test_final_answer_and_text_tool_list() -> None:
     assert final_answer("I looked.\nFINAL ANSWER: 42") == "42"
     assert final_answer("final answer: a\nmore\nFinal Answer:  b ") == "b"
     assert final_answer("  just this ") == "just this"
-    text = tools_as_text([{"function": {"name": "read_file", "description": "Read.", "parameters": {
-        "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["path"]}}}])
+    text = tools_as_text(
+        [
+            {
+                "function": {
+                    "name": "read_file",
+                    "description": "Read.",
+                    "parameters": {
+                        "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+                        "required": ["path"],
+                    },
+                }
+            }
+        ]
+    )
     assert "<tool_call>" in text and "- read_file(path: string, limit: integer (optional)): Read." in text
 
 
@@ -128,7 +157,9 @@ def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -
         Architecture.HCL,
         {
             "cloud": [
-                MockReply(tool_calls=[call("delegate", {"instruction": "Read numbers.txt and report the numbers."})]),
+                MockReply(
+                    tool_calls=[call("delegate", {"instruction": "Read numbers.txt and report the numbers."})]
+                ),
                 "The assistant reported 20 and 22.\nFINAL ANSWER: 42",
             ],
             "local": [
@@ -149,7 +180,10 @@ def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -
     assert [(t["agent"], t["tool"], t["exit_code"]) for t in tools] == [("local-sub", "read_file", 0)]
     calls = h.rows("model_calls")
     assert [(c["agent"], c["endpoint"]) for c in calls] == [
-        ("cloud", "cloud"), ("local-sub", "local"), ("local-sub", "local"), ("cloud", "cloud")
+        ("cloud", "cloud"),
+        ("local-sub", "local"),
+        ("local-sub", "local"),
+        ("cloud", "cloud"),
     ]
     # The sub-agent's tool result reached the local model; the cloud saw only the report.
     local_requests = h.clients["local"].requests
@@ -207,7 +241,9 @@ def test_local_context_error_inside_hcl_is_counted_against_the_local_agent(tmp_p
 
 
 def test_local_context_error_of_the_hll_lead_ends_the_attempt(tmp_path: Path) -> None:
-    h = Harness(tmp_path, Architecture.HLL, {"local": [MockReply(error_class=ErrorClass.CONTEXT_LIMIT)], "cloud": []})
+    h = Harness(
+        tmp_path, Architecture.HLL, {"local": [MockReply(error_class=ErrorClass.CONTEXT_LIMIT)], "cloud": []}
+    )
     outcome = asyncio.run(h.run())
     assert outcome.status is Status.CONTEXT_LIMIT and outcome.local_context_errors == 1
     assert "context_limit" in outcome.reason and not h.rows("messages")
@@ -222,7 +258,9 @@ def test_lo_and_co_offer_no_coordination_and_recover_from_bad_calls(tmp_path: Pa
                 endpoint: [
                     MockReply(tool_calls=[call("delegate", {"instruction": "x"})]),  # not offered here
                     MockReply(tool_calls=[call("read_file", {"nope": 1})]),  # bad arguments
-                    MockReply(content='<tool_call>{"name": "list_dir", "arguments": {"path": "."}}</tool_call>'),
+                    MockReply(
+                        content='<tool_call>{"name": "list_dir", "arguments": {"path": "."}}</tool_call>'
+                    ),
                     "FINAL ANSWER: 42",
                 ]
             },

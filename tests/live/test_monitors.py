@@ -127,3 +127,16 @@ def test_server_samples_follow_real_load(server: ManagedServer) -> None:
     assert got[-1].prompt_tokens_total >= got[0].prompt_tokens_total + 80
     assert got[-1].slots_busy == 0
     assert sampler.cpu_fraction < 1.0  # a sanity bound only; bench/monitor_cost.py measures it
+
+
+def test_samplers_can_be_awaited_from_async_code() -> None:
+    got: list[ResourceSample] = []
+
+    async def go() -> None:
+        sampler = ResourceSampler(got.append, interval_s=0.05)
+        await sampler.start()
+        await asyncio.sleep(0.2)
+        await sampler.stop()
+
+    asyncio.run(go())
+    assert got

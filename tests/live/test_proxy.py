@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,7 @@ def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
     assert seen_by_agent[:5] == expected[:5] and seen_by_agent[6] == expected[6]
     assert seen_by_agent[5][0] in ("bad_response", "connection")
     assert records[0].result.attempts[0].retry_after_s == 7.0
+    assert [r.model_calls()[0].retry for r in records] == [0] * 7  # each chat() was a new request
     assert all(r.cost_usd == 0 for r in records)  # failed calls are not priced
 
 
@@ -176,6 +178,9 @@ def test_redactor_catches_keys_by_name_value_and_shape() -> None:
     for secret in ("abcdef123456", "my-own-secret-value", "zzz", "tok_987654321", "sk-abcdefghijklmnop12345"):
         assert secret not in text
     assert out["nested"][0]["x-api-key"] == "[REDACTED]" and "q=1" in out["note"]
+    assert r.text("Basic dXNlcjpwYXNzMTIz") == "Basic [REDACTED]"
+    prose = "A basic understanding of bearer bonds. Basic Understanding."
+    assert r.text(prose) == prose  # model text that merely looks like a header stays intact
 
 
 # --- the real llama-server ------------------------------------------------------------------
@@ -220,3 +225,70 @@ def test_real_server_through_proxy_matches_direct(server: ManagedServer, tmp_pat
     assert first.prompt_ms is not None and first.ttft_s is not None and first.ttft_s <= first.total_s
     assert records[1].result.ok and records[1].result.completion_tokens > 0
     assert len((tmp_path / "raw.jsonl").read_text().splitlines()) == 2
+
+
+def test_client_retries_through_the_proxy_are_numbered(tmp_path: Path) -> None:
+    async def go() -> tuple[ChatResult, list[CallRecord]]:
+        records: list[CallRecord] = []
+        script = [
+            FakeResponse(status=429, body={"error": {"message": "slow"}}),
+            FakeResponse(events=sse_answer("ok")),
+        ]
+        async with (
+            FakeOpenAIServer(script) as fake,
+            RecordingProxy({"cloud": Upstream(fake.url, endpoint="cloud")}, None, records.append) as proxy,
+        ):
+            token = proxy.register_attempt(CONTEXT)
+            async with ChatClient(proxy.base_url("cloud", token), "m", backoff_s=0.01) as client:
+                return await client.chat([{"role": "user", "content": "hi"}]), records
+
+    result, records = asyncio.run(go())
+    assert result.ok and len(result.attempts) == 2
+    rows = [row for record in records for row in record.model_calls()]
+    assert [(row.retry, row.error_class) for row in rows] == [(0, "rate_limited"), (1, "")]
+    assert rows[0].request_id == rows[1].request_id == result.request_id
+
+
+@pytest.mark.server
+def test_agent_hanging_up_abandons_the_upstream_request(server: ManagedServer) -> None:
+    def predicted_total() -> float:
+        text = httpx.get(server.url + "/metrics").text
+        return float(
+            next(
+                ln.split()[-1] for ln in text.splitlines() if ln.startswith("llamacpp:tokens_predicted_total")
+            )
+        )
+
+    async def go() -> list[CallRecord]:
+        records: list[CallRecord] = []
+        async with RecordingProxy({"local": Upstream(server.url)}, None, records.append) as proxy:
+            token = proxy.register_attempt(CONTEXT)
+            body = {
+                "messages": [{"role": "user", "content": "Count to a thousand."}],
+                "max_tokens": 400,
+                "ignore_eos": True,
+                "stream": True,
+            }
+            async with httpx.AsyncClient() as h:
+                url = proxy.base_url("local", token) + "/chat/completions"
+                async with h.stream("POST", url, json=body) as response:
+                    lines = 0
+                    async for _line in response.aiter_lines():
+                        lines += 1
+                        if lines >= 6:
+                            break  # the agent gives up: its connection closes
+            for _ in range(300):
+                if records:
+                    break
+                await asyncio.sleep(0.1)
+        return records
+
+    before = predicted_total()
+    records = asyncio.run(go())
+    assert len(records) == 1
+    assert records[0].result.error_class == "connection" and "abandoned" in records[0].result.error
+    for _ in range(300):  # the slot goes idle once llama-server sees the closed connection
+        if not any(s.get("is_processing") for s in httpx.get(server.url + "/slots").json()):
+            break
+        time.sleep(0.1)
+    assert predicted_total() - before < 300  # far fewer than the 400 tokens asked for

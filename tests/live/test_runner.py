@@ -4,6 +4,8 @@
 - a small model-agent sweep (3 tasks × LO, CO, HCL, HLL × C = 1, 2) against the managed
   SmolLM2 server with a second one standing in for the cloud produces a complete run
   directory whose traces are consistent, and no API key reaches any of its files;
+- scripted models (instant, deterministic) drive the model agent's tool path through the real
+  proxy and sandboxes, with a configured cloud URL whose key reaches the upstream and no file;
 - bad input is a one-line AgbenchError before anything runs.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -31,14 +34,16 @@ ALL = [Architecture.LO, Architecture.CO, Architecture.HCL, Architecture.HLL]
 FAKE_KEY = "sk-agbench-FAKE-0123456789abcdefTESTKEY"
 
 
-def options(tmp_path: Path, **kw: object) -> SweepOptions:
-    base = {"out": tmp_path / "run", "runs_root": tmp_path / "runs", "quiet": True}
+def options(tmp_path: Path, **kw: Any) -> SweepOptions:
+    base: dict[str, Any] = {"out": tmp_path / "run", "runs_root": tmp_path / "runs", "quiet": True}
     base.update(kw)
-    return SweepOptions(**base)  # type: ignore[arg-type]
+    return SweepOptions(**base)
 
 
 def max_overlap(rows: pd.DataFrame) -> int:
-    events = sorted([(t, 1) for t in rows.t_start] + [(t, -1) for t in rows.t_end], key=lambda e: (e[0], e[1]))
+    events = sorted(
+        [(t, 1) for t in rows.t_start] + [(t, -1) for t in rows.t_end], key=lambda e: (e[0], e[1])
+    )
     now = peak = 0
     for _, step in events:
         now += step
@@ -86,10 +91,11 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
         run_sweep(options(tmp_path, task_ids=["no-such-task"], agent="null"))
     with pytest.raises(AgbenchError, match="unknown agent"):
         run_sweep(options(tmp_path, agent="wizard"))
-    with pytest.raises(AgbenchError, match="not an agbench run directory|not found"):
+    with pytest.raises(AgbenchError, match=r"not an agbench run directory|not found"):
         run_sweep(options(tmp_path, resume=tmp_path))
     with pytest.raises(AgbenchError, match="trajector"):
         run_sweep(options(tmp_path / "r", agent="replay", trajectories=tmp_path / "missing.jsonl"))
+    assert not (tmp_path / "r").exists()  # refused before a run directory was made
     run_sweep(options(tmp_path / "twice", agent="null", limit=1, write_reports=False))
     with pytest.raises(AgbenchError, match="already holds a run"):
         run_sweep(options(tmp_path / "twice", agent="null", limit=1, write_reports=False))
@@ -100,7 +106,14 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
 def test_small_model_sweep_with_cloud_standin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGBENCH_CLOUD_API_KEY", FAKE_KEY)
     opts = options(
-        tmp_path, archs=ALL, concurrency=[1, 2], limit=3, agent="model", time_limit=12, max_tokens=24, local_threads=1
+        tmp_path,
+        archs=ALL,
+        concurrency=[1, 2],
+        limit=3,
+        agent="model",
+        time_limit=12,
+        max_tokens=24,
+        local_threads=1,
     )
     run_dir = run_sweep(opts)
     store = RunStore.open(run_dir)
@@ -109,16 +122,26 @@ def test_small_model_sweep_with_cloud_standin(tmp_path: Path, monkeypatch: pytes
     # Every (configuration, task) pair has one attempt with a real status.
     assert len(runs) == 3 * 4 * 2
     assert runs.groupby(["architecture", "concurrency", "task"]).size().eq(1).all()
-    assert set(runs.status) <= {"success", "verification_failed", "context_limit", "execution_error", "timeout"}
+    assert set(runs.status) <= {
+        "success",
+        "verification_failed",
+        "context_limit",
+        "execution_error",
+        "timeout",
+    }
     # Time breakdown: the parts sum to the wall time (within 2%), none negative.
     parts = runs.local_model_s + runs.cloud_model_s + runs.tools_s + runs.other_s
     wall = runs.t_end - runs.t_start
     assert ((parts - wall).abs() <= 0.02 * wall).all()
     assert (runs[["local_model_s", "cloud_model_s", "tools_s", "other_s"]] >= 0).all().all()
     # Which endpoint each architecture waited on.
-    by_arch = runs.groupby("architecture")[["local_model_s", "cloud_model_s"]].sum()
-    assert by_arch.loc["LO", "cloud_model_s"] == 0 and by_arch.loc["LO", "local_model_s"] > 0
-    assert by_arch.loc["CO", "local_model_s"] == 0 and by_arch.loc["CO", "cloud_model_s"] > 0
+    waited = {
+        (str(arch), kind): float(rows[f"{kind}_model_s"].sum())
+        for arch, rows in runs.groupby("architecture")
+        for kind in ("local", "cloud")
+    }
+    assert waited[("LO", "cloud")] == 0 and waited[("LO", "local")] > 0
+    assert waited[("CO", "local")] == 0 and waited[("CO", "cloud")] > 0
     # Model calls: measured, TTFT never after the end, attributed to the right endpoints.
     calls = tables["model_calls"]
     assert len(calls) > 0
@@ -147,23 +170,89 @@ def test_small_model_sweep_with_cloud_standin(tmp_path: Path, monkeypatch: pytes
     assert leaks == []
 
 
-@pytest.mark.server
-@pytest.mark.slow
-def test_real_cloud_url_key_reaches_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A configured cloud (here another local llama-server) gets the key; no run file holds it."""
-    from agbench.config import ServerSettings
-    from agbench.live.serving import ManagedServer
+class ScriptedModel:
+    """An OpenAI-compatible server that answers at once: ``turns`` ``list_dir`` calls per
+    conversation, then a final answer (a scripted model, so the tool path runs every time)."""
 
+    def __init__(self, turns: int) -> None:
+        import http.server
+        import threading
+
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                owner.auth.append(self.headers.get("Authorization"))
+                done = sum(1 for m in body["messages"] if m.get("role") == "tool")
+                if done < turns:
+                    call = {"index": 0, "id": f"c{done}", "type": "function",
+                            "function": {"name": "list_dir", "arguments": '{"path": "."}'}}  # fmt: skip
+                    delta: dict[str, Any] = {"tool_calls": [call]}
+                    finish = "tool_calls"
+                else:
+                    delta, finish = {"content": "FINAL ANSWER: 0"}, "stop"
+                events = [
+                    {"id": "s", "choices": [{"index": 0, "delta": delta}]},
+                    {"id": "s", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                    {"id": "s", "choices": [], "usage": {"prompt_tokens": 50 + done, "completion_tokens": 5}},
+                ]
+                data = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data.encode())
+
+        self.auth: list[str | None] = []
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_model_agent_tool_path_through_proxy_with_scripted_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LO and CO at C = 2 over scripted local and cloud models: tool calls, proxy rows, breakdown,
+    and the cloud API key (sent upstream by the proxy, written nowhere)."""
     monkeypatch.setenv("AGBENCH_CLOUD_API_KEY", FAKE_KEY)
-    with ManagedServer(ServerSettings(n_ctx=4096, threads=1), alias="fake-cloud") as cloud:
+    local, cloud = ScriptedModel(turns=2), ScriptedModel(turns=0)
+    try:
         opts = options(
-            tmp_path, archs=[Architecture.CO], concurrency=[1], limit=1, agent="model", time_limit=8,
-            max_tokens=16, local_threads=1, cloud_url=cloud.url + "/v1", cloud_model="fake-cloud",
+            tmp_path, archs=[Architecture.LO, Architecture.CO], concurrency=[2], limit=3, agent="model",
+            local_url=local.url, cloud_url=cloud.url + "/v1", cloud_model="scripted-cloud", write_reports=False,
         )  # fmt: skip
         run_dir = run_sweep(opts)
-    meta = RunStore.open(run_dir).meta()
-    assert meta["cloud_standin"] is False and meta["cloud"]["url"].startswith("http://127.0.0.1")
-    calls = RunStore.open(run_dir).table("model_calls")
-    assert set(calls.endpoint) == {"cloud"}
+    finally:
+        local.close()
+        cloud.close()
+    tables = RunStore.open(run_dir).tables()
+    runs, calls, tools = tables["task_runs"], tables["model_calls"], tables["tool_calls"]
+    lo, co = runs[runs.architecture == "LO"], runs[runs.architecture == "CO"]
+    assert (lo.model_calls == 3).all() and (lo.tool_calls == 2).all() and (lo.tools_s > 0).all()
+    assert (co.model_calls == 1).all() and (co.tool_calls == 0).all() and (co.cloud_cost_usd > 0).all()
+    assert set(runs.status) == {"verification_failed"}  # "0" is no task's answer
+    assert set(tools.tool) == {"list_dir"} and set(tools.agent) == {"local"} and (tools.exit_code == 0).all()
+    assert (calls.ttft_s <= calls.total_s).all() and calls.error_class.eq("").all()
+    assert set(zip(calls.architecture, calls.endpoint, strict=True)) == {("LO", "local"), ("CO", "cloud")}
+    parts = runs.local_model_s + runs.cloud_model_s + runs.tools_s + runs.other_s
+    assert ((parts - (runs.t_end - runs.t_start)).abs() <= 0.02 * (runs.t_end - runs.t_start)).all()
+    # The key went to the cloud upstream only, and into no file.
+    assert set(cloud.auth) == {f"Bearer {FAKE_KEY}"} and set(local.auth) == {None}
     leaks = [p for p in run_dir.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]
     assert leaks == []

@@ -12,7 +12,8 @@ import sandbox_cases as cases
 
 from agbench.errors import AgbenchError
 from agbench.live.sandbox import create_sandbox
-from agbench.live.sandbox.cgroups import CGROUP_ROOT, PARENT
+from agbench.live.sandbox.bwrap import BwrapSandbox
+from agbench.live.sandbox.cgroups import CGROUP_ROOT, CONTROLLERS, PARENT
 
 pytestmark = [
     pytest.mark.bwrap,
@@ -53,18 +54,11 @@ def test_hung_command_killed_at_timeout(tmp_path: Path) -> None:
 
 
 def test_nothing_left_after_destroy(tmp_path: Path) -> None:
-    before = (
-        set(os.listdir(CGROUP_ROOT / "memory" / PARENT))
-        if (CGROUP_ROOT / "memory" / PARENT).is_dir()
-        else set()
-    )
-    cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
-    after = (
-        set(os.listdir(CGROUP_ROOT / "memory" / PARENT))
-        if (CGROUP_ROOT / "memory" / PARENT).is_dir()
-        else set()
-    )
-    assert not {d for d in after - before if not d.startswith("memory.") and not d.startswith("cgroup.")}
+    sb = cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
+    name = sb.cgroups.name if isinstance(sb, BwrapSandbox) and sb.cgroups else ""
+    assert name
+    for ctrl in CONTROLLERS:
+        assert not (CGROUP_ROOT / ctrl / PARENT / name).exists(), ctrl
     assert not (tmp_path / "attempt" / "tmp").exists()
 
 
@@ -80,3 +74,31 @@ def test_unknown_backend_is_a_user_error(tmp_path: Path) -> None:
     task = cases.write_tiny_task(tmp_path / "task")
     with pytest.raises(AgbenchError, match="unknown sandbox backend"):
         create_sandbox("vmware", task, tmp_path / "attempt")
+
+
+def test_rlimit_fallback_without_cgroups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no cgroup controller is writable, memory falls back to RLIMIT_AS and the report
+    says which limits are not enforced."""
+    import asyncio
+
+    from agbench.live.sandbox import cgroups
+
+    monkeypatch.setattr(cgroups, "CGROUP_ROOT", tmp_path / "no-cgroups")
+    task = cases.write_tiny_task(tmp_path / "task")
+
+    async def go() -> None:
+        sb = await cases.started(BACKEND, task, tmp_path / "attempt")
+        try:
+            assert sb.limits_enforced["memory"] == "rlimit_as"
+            assert sb.limits_enforced["cpu"] is False
+            assert sb.limits_enforced["pids"] == ("rlimit_nproc" if os.geteuid() != 0 else False)
+            bomb = await sb.exec(
+                ["python3", "-c", f"x = bytearray({2 * cases.MEMORY_MB} << 20)"], timeout_s=60
+            )
+            assert bomb.exit_code != 0 and "MemoryError" in bomb.stderr_text
+            ok = await sb.exec(["python3", "-c", "print('fine')"], timeout_s=60)
+            assert ok.stdout_text == "fine\n"
+        finally:
+            await sb.destroy()
+
+    asyncio.run(go())

@@ -61,7 +61,8 @@ def test_hung_command_killed_at_timeout(tmp_path: Path) -> None:
 
 
 def test_nothing_left_after_destroy(tmp_path: Path, docker_daemon: DockerDaemon) -> None:
-    (container_id,) = cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
+    sb = cases.check_nothing_left_after_destroy(BACKEND, tmp_path)
+    container_id = getattr(sb, "container_id", None)
     assert container_id
     client = docker_daemon.client()
     try:
@@ -77,3 +78,46 @@ def test_missing_required_program(tmp_path: Path) -> None:
 
 def test_file_roundtrip(tmp_path: Path) -> None:
     cases.check_file_roundtrip(BACKEND, tmp_path)
+
+
+def test_missing_required_program_found_by_exec_without_rootfs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no host copy of the image's root filesystem, the check runs inside the container."""
+    from agbench.live.sandbox.docker import DockerSandbox
+
+    monkeypatch.setattr(DockerSandbox, "_rootfs_for_checks", lambda self: None)
+    cases.check_missing_required_program(BACKEND, tmp_path)
+
+
+def test_failed_start_leaves_no_container(tmp_path: Path, docker_daemon: DockerDaemon) -> None:
+    """A task asking for a network on a daemon started without a bridge cannot start; whichever
+    way it goes, no container of it is left behind."""
+    import asyncio
+
+    from agbench.live.sandbox import SandboxError, create_sandbox
+    from agbench.task import load_task
+
+    cases.write_tiny_task(tmp_path / "task")
+    manifest = tmp_path / "task" / "task.toml"
+    manifest.write_text("network = true\n" + manifest.read_text())
+    task = load_task(tmp_path / "task")
+    assert task.network
+
+    async def go() -> None:
+        sb = create_sandbox(BACKEND, task, tmp_path / "attempt")
+        try:
+            await sb.start()
+            assert sb.limits_enforced["network"] is False  # allowed, and reported as such
+        except SandboxError as exc:
+            assert task.id in str(exc)
+        finally:
+            await sb.destroy()
+
+    asyncio.run(go())
+    client = docker_daemon.client()
+    try:
+        left = client.containers.list(all=True, filters={"label": f"agbench.task={task.id}"})
+    finally:
+        client.close()
+    assert left == []

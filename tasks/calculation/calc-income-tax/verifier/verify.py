@@ -11,6 +11,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
 if not any(abs(n - 14623.0) < 0.006 for n in nums):
     finish(False, "answer lacks the tax 14623.00")

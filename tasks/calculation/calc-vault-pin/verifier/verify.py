@@ -10,6 +10,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 note = Path("note.txt")
 if not note.is_file() or "Safe deposit box 114 at Nordbank Solna" not in note.read_text(errors="replace"):
     finish(False, "note.txt missing or not decrypted")

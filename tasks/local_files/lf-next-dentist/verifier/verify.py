@@ -11,6 +11,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 if not re.search(r"2024-05-21\D+08[:.]15", ans):
     finish(False, "expected 2024-05-21 08:15 (UTC 06:15 in CEST)")
 finish(True, "next dentist appointment found")

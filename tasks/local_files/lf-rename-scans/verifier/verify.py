@@ -11,6 +11,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 want = {"2024-02-28_payslip.txt", "2022-09-01_rental-contract.txt", "2023-11-17_vaccination-record.txt",
         "2024-03-31_payslip.txt", "2024-01-15_car-insurance.txt", "2024-03-08_electricity-bill.txt",
         "2023-06-12_tax-assessment.txt"}

@@ -10,6 +10,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
 if not any(abs(n - 70900) < 0.01 for n in nums):
     finish(False, "answer lacks the value 70900.00")

@@ -10,6 +10,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 f = Path("nadia_todo.txt")
 lines = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
 want = [("2024-03-12", "internet"), ("2024-03-18", "budget"), ("2024-03-28", "rent")]

@@ -10,6 +10,10 @@ def finish(ok, reason):
     sys.exit(0)
 
 
+if len(ans) > 4000:  # a final answer, not a dump of every candidate value
+    finish(False, "answer longer than 4000 characters")
+
+
 f = Path("admin_url.txt")
 if not f.is_file() or f.read_text().strip() != "https://192.168.8.1:8011/":
     finish(False, "admin_url.txt missing or wrong")

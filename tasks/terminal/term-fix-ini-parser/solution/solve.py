@@ -1,4 +1,3 @@
-import re
 from pathlib import Path
 
 p = Path("dotcfg/dotcfg/parser.py")

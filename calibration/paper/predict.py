@@ -1,0 +1,164 @@
+"""The paper scenarios' predicted matrix: both devices x LO, CO, HCL, HLL x C = 1, 2, 4, 8.
+
+``python -m agbench.calibration.paper.predict [--out DIR]`` runs ``agbench.sim.run_matrix`` for
+``paper-rtx5090`` and ``paper-max395`` (one run directory each, the same code path as
+``agbench sim --scenario paper-rtx5090 --concurrency 1,2,4,8 --archs LO,CO,HCL,HLL``) and
+prints one row per configuration, read from each run's ``summary.json``. C = 1 is the fit;
+C = 2, 4, 8 are the predictions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from agbench.calibration.paper.targets import ARCHS, DEVICES
+from agbench.config import Architecture
+from agbench.errors import AgbenchError
+from agbench.sim import run_matrix
+
+CONCURRENCY = (1, 2, 4, 8)
+FAILURES = ("context_limit", "timeout", "verification_failed", "execution_error")
+
+
+def row_of(scenario: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """One configuration of a summary.json as a flat row (times in minutes and hours)."""
+    breakdown = entry.get("time_breakdown_s", {})
+    completion = entry.get("mean_completion_s_common")
+    row: dict[str, Any] = {
+        "scenario": scenario,
+        "device": entry["device"],
+        "arch": entry["architecture"],
+        "C": int(entry["concurrency"]),
+        "success": int(entry["success"]),
+        **{f: int(entry.get("failures", {}).get(f, 0)) for f in FAILURES},
+        "local_context_errors": int(entry.get("local_context_errors", 0)),
+        "suite_h": entry["suite_wall_s"] / 3600.0,
+        "goodput_per_h": entry["goodput_per_h"],
+        "completion_min": completion / 60.0 if completion is not None else None,
+        "common_tasks": int(entry.get("common_success_tasks", 0)),
+        "cloud_cost_usd": entry.get("cloud_cost_usd", 0.0),
+        "cloud_cost_failed_usd": entry.get("cloud_cost_failed_usd", 0.0),
+        "cloud_calls": int(entry.get("cloud_calls", 0)),
+        "exposure": entry.get("exposure_ratio", 0.0),
+        **{f"{k}_min": float(v) / 60.0 for k, v in breakdown.items()},
+    }
+    return row
+
+
+def predict(
+    out_root: Path | None = None,
+    concurrency: tuple[int, ...] = CONCURRENCY,
+    archs: tuple[str, ...] = ARCHS,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Simulate both paper scenarios' matrices; one row per (device, arch, C).
+
+    ``out_root``: where the two run directories go (``<out_root>/<scenario>``); a temporary
+    directory (removed afterwards) when None.
+    """
+    with tempfile.TemporaryDirectory(prefix="agbench-paper-") as tmp:
+        root = Path(out_root) if out_root is not None else Path(tmp)
+        rows: list[dict[str, Any]] = []
+        for scenario in DEVICES:
+            run_dir = run_matrix(
+                scenario,
+                archs=[Architecture(a) for a in archs],
+                concurrency=list(concurrency),
+                seed=seed,
+                out_dir=root / scenario,
+            )
+            summary = json.loads((run_dir / "summary.json").read_text())
+            rows += [row_of(scenario, e) for e in summary["configurations"]]
+    order = {a: i for i, a in enumerate(ARCHS)}
+    frame = pd.DataFrame(rows)
+    frame["_a"] = frame["arch"].map(order)
+    return (
+        frame.sort_values(["scenario", "_a", "C"], ascending=[False, True, True])
+        .drop(columns="_a")
+        .reset_index(drop=True)
+    )
+
+
+def _series(frame: pd.DataFrame, device: str, arch: str, column: str, fmt: str) -> str:
+    rows = frame[(frame["device"] == device) & (frame["arch"] == arch)].sort_values("C")
+    parts = []
+    for _, r in rows.iterrows():
+        v = r[column]
+        parts.append("n/a" if v is None or pd.isna(v) else format(v, fmt))
+    return " / ".join(parts)
+
+
+def statement(frame: pd.DataFrame) -> str:
+    """The predictions in plain words (markdown), one paragraph per device.
+
+    Every number is read from ``frame`` (``predict()``), so the notebook's text and its
+    tables cannot disagree."""
+    levels = sorted(frame["C"].unique())
+    head = "C = " + " / ".join(str(c) for c in levels)
+    lines = [f"Figures are given as {head}. C = 1 is the calibrated fit; the rest are predictions.", ""]
+    for device in frame["device"].unique():
+        lines.append(f"**{device}**")
+        lines.append("")
+        for arch in ARCHS:
+            rows = frame[(frame["device"] == device) & (frame["arch"] == arch)].sort_values("C")
+            if rows.empty:
+                continue
+            top = rows.iloc[-1]
+            failures = {f: int(top[f]) for f in FAILURES[:3]}
+            worst = max(failures, key=lambda f: failures[f])
+            lines.append(
+                f"- **{arch}**: success {_series(frame, device, arch, 'success', 'd')} of 60; "
+                f"suite time {_series(frame, device, arch, 'suite_h', '.1f')} h; "
+                f"goodput {_series(frame, device, arch, 'goodput_per_h', '.1f')} tasks/h; "
+                f"mean completion on tasks all four solved {_series(frame, device, arch, 'completion_min', '.1f')} min; "
+                f"at C = {int(top['C'])} the failures are {failures['context_limit']} context-limit, "
+                f"{failures['timeout']} timeout, {failures['verification_failed']} verification "
+                f"(mostly {worst.replace('_', '-')}); cloud cost "
+                f"{_series(frame, device, arch, 'cloud_cost_usd', '.2f')} USD, exposure "
+                f"{_series(frame, device, arch, 'exposure', '.0%')}."
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m agbench.calibration.paper.predict", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--out", type=Path, default=None, help="keep the run directories under DIR")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        frame = predict(args.out, seed=args.seed)
+    except AgbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    cols = [
+        "device",
+        "arch",
+        "C",
+        "success",
+        *FAILURES[:3],
+        "suite_h",
+        "goodput_per_h",
+        "completion_min",
+        "cloud_cost_usd",
+        "exposure",
+        "local_model_min",
+    ]
+    with pd.option_context("display.width", 200, "display.max_rows", 100):
+        print(frame[cols].round(2).to_string(index=False))
+    return 0
+
+
+__all__ = ["CONCURRENCY", "FAILURES", "main", "predict", "row_of", "statement"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -11,11 +11,19 @@ model server's URL. The route names the upstream and the task attempt,
 - measures the call exactly as ``ChatClient`` does (same stream accumulator, same error
   classes) and hands a ``CallRecord`` to ``on_call`` (ModelCall rows + new Exposures);
 - appends the raw request and response to ``raw_responses.jsonl`` after removing secrets;
-- for cloud-bound requests, matches the attempt's sensitive items in the payload.
+- for cloud-bound requests, matches the attempt's sensitive items in the payload;
+- drops the upstream request when the agent hangs up (a task deadline), so the local server
+  does not keep a slot busy for nobody;
+- numbers client retries (same ``X-Request-ID``) the way the client does.
+
+The call is recorded before the agent can act on the answer (``on_call`` runs in the task
+that writes the answer's last byte). A request that does not stream is measured too, but its
+TTFT is then its total time. Other routes (``/v1/models`` ...) are relayed, not recorded.
 
 It is a minimal asyncio HTTP/1.1 server (keep-alive, Content-Length or chunked bodies), not
-aiohttp: the proxy needs only one route shape, and every dependency is one more thing to
-install on a device; the added latency is measured by ``bench/proxy_overhead.py``.
+aiohttp, and it reaches upstreams through ``live/http1.py``, not httpx: the proxy needs one
+route shape and a streamed relay, and the generic libraries' per-chunk overhead was most of
+the latency it added. ``bench/proxy_overhead.py`` measures what it adds.
 """
 
 from __future__ import annotations

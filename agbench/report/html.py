@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from agbench.metrics import only_counted
+from agbench.metrics import config_of, only_counted
 from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
 from agbench.report import plots
 from agbench.report.summary import RunReport
@@ -146,15 +146,13 @@ def _per_config(
             continue
         if "attempt" in frame:
             frame = only_counted(frame, counted_attempts(report.tables["task_runs"]))
-        devices = {c["device"] for c in report.summary["configurations"]}
-        for key, rows in frame.groupby(CONFIG_KEYS, sort=True, observed=True):
-            device, arch, conc = (str(x) for x in key)
-            label = plots.config_label(
-                {"device": device, "architecture": arch, "concurrency": conc, "tag": tag},
-                len(devices) > 1,
-                tagged,
-            )
-            out.append((label, rows))
+        configs = report.summary["configurations"]
+        devices = {c["device"] for c in configs}
+        groups = {config_of(key): rows for key, rows in frame.groupby(CONFIG_KEYS, sort=False, observed=True)}
+        for conf in configs:  # the summary's order: LO, CO, HCL, HLL by concurrency
+            rows = groups.get((conf["device"], conf["architecture"], int(conf["concurrency"])))
+            if rows is not None:
+                out.append((plots.config_label({**conf, "tag": tag}, len(devices) > 1, tagged), rows))
     return out
 
 

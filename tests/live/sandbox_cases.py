@@ -400,3 +400,56 @@ def check_file_roundtrip(backend: str, tmp_path: Path) -> None:
             await sb.destroy()
 
     run(go())
+
+
+def check_concurrent_sandboxes_isolated(backend: str, tmp_path: Path) -> None:
+    """Several attempts at once (concurrency C): each sees only its own /work and processes."""
+    task = write_tiny_task(tmp_path / "task")
+    n = 4
+
+    async def one(i: int) -> tuple[str, str]:
+        sb = await started(backend, task, tmp_path / f"attempt-{i}")
+        try:
+            await sb.write_file("/work/who.txt", f"attempt-{i}\n".encode())
+            res = await sb.exec(
+                [
+                    "sh",
+                    "-c",
+                    "sleep 0.5; cat /work/who.txt; ls /work | tr '\\n' ' '",
+                ],
+                timeout_s=60,
+            )
+            assert res.exit_code == 0, res
+            lines = res.stdout_text.splitlines()
+            return lines[0], lines[1]
+        finally:
+            await sb.destroy()
+
+    async def go() -> list[tuple[str, str]]:
+        return list(await asyncio.gather(*(one(i) for i in range(n))))
+
+    results = run(go())
+    assert [who for who, _ in results] == [f"attempt-{i}" for i in range(n)]
+    assert all(listing.split() == ["numbers.txt", "who.txt"] for _, listing in results)
+
+
+def check_output_flood_capped(backend: str, tmp_path: Path) -> None:
+    """A command printing without end neither hangs the harness nor exhausts its memory."""
+    from agbench.live.sandbox.process_io import MAX_CAPTURE_BYTES
+
+    task = write_tiny_task(tmp_path / "task")
+
+    async def go() -> None:
+        sb = await started(backend, task, tmp_path / "attempt")
+        try:
+            res = await sb.exec(
+                ["head", "-c", str(MAX_CAPTURE_BYTES + (8 << 20)), "/dev/zero"], timeout_s=120
+            )
+            assert res.exit_code == 0 and not res.timed_out, res.exit_code
+            assert len(res.stdout) == MAX_CAPTURE_BYTES
+            flood = await sb.exec(["yes"], timeout_s=2)
+            assert flood.timed_out and 0 < len(flood.stdout) <= MAX_CAPTURE_BYTES
+        finally:
+            await sb.destroy()
+
+    run(go())

@@ -37,6 +37,10 @@ def chat(script: list[FakeResponse], **client_options: Any) -> tuple[ChatResult,
 def test_url_and_usage_shapes() -> None:
     assert chat_completions_url("http://h:1") == "http://h:1/v1/chat/completions"
     assert chat_completions_url("http://h:1/u/x/a/t/v1/") == "http://h:1/u/x/a/t/v1/chat/completions"
+    assert (
+        chat_completions_url("https://g.example/v1beta/openai/")
+        == "https://g.example/v1beta/openai/chat/completions"
+    )
     openai = {"prompt_tokens": 100, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 64}}
     deepseek = {"prompt_tokens": 100, "completion_tokens": 5, "prompt_cache_hit_tokens": 80}
     assert usage_tokens(openai, None) == (100, 64, 5)

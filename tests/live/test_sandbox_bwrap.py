@@ -102,3 +102,11 @@ def test_rlimit_fallback_without_cgroups(tmp_path: Path, monkeypatch: pytest.Mon
             await sb.destroy()
 
     asyncio.run(go())
+
+
+def test_concurrent_sandboxes_isolated(tmp_path: Path) -> None:
+    cases.check_concurrent_sandboxes_isolated(BACKEND, tmp_path)
+
+
+def test_output_flood_capped(tmp_path: Path) -> None:
+    cases.check_output_flood_capped(BACKEND, tmp_path)

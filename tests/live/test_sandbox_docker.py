@@ -121,3 +121,11 @@ def test_failed_start_leaves_no_container(tmp_path: Path, docker_daemon: DockerD
     finally:
         client.close()
     assert left == []
+
+
+def test_concurrent_sandboxes_isolated(tmp_path: Path) -> None:
+    cases.check_concurrent_sandboxes_isolated(BACKEND, tmp_path)
+
+
+def test_output_flood_capped(tmp_path: Path) -> None:
+    cases.check_output_flood_capped(BACKEND, tmp_path)

@@ -16,9 +16,11 @@ the runner then re-runs only the (configuration, task) pairs that have no finish
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -219,22 +221,27 @@ class RunStore:
                 if table in journal_rows:
                     journal_rows[table].extend(rows)
         self.traces_dir.mkdir(parents=True, exist_ok=True)
-        for table in TABLES:
-            schema = arrow_schema(table)
-            part_dir = self.traces_dir / "parts" / table
-            parts = sorted(part_dir.glob("*.parquet")) if part_dir.is_dir() else []
-            tmp = self.traces_dir / f"{table}.parquet.tmp"
-            # Streamed piece by piece: memory stays at one part, not the whole table.
-            with pq.ParquetWriter(tmp, schema, compression="zstd") as out:
-                if journal_rows[table]:
-                    names = schema.names
-                    rows = [{k: r.get(k) for k in names} for r in journal_rows[table]]
-                    out.write_table(pa.Table.from_pylist(rows, schema=schema))
-                for part in parts:
-                    out.write_table(pq.read_table(part).cast(schema))
-                if not journal_rows[table] and not parts:
-                    out.write_table(schema.empty_table())
-            tmp.replace(self.traces_dir / f"{table}.parquet")
+        # Tables are independent and Parquet encoding releases the GIL: one thread per core.
+        with ThreadPoolExecutor(max_workers=max(1, min(len(TABLES), os.cpu_count() or 1))) as pool:
+            for done in [pool.submit(self._compact_table, t, journal_rows[t]) for t in TABLES]:
+                done.result()
+
+    def _compact_table(self, table: str, journal_rows: list[dict[str, Any]]) -> None:
+        schema = arrow_schema(table)
+        part_dir = self.traces_dir / "parts" / table
+        parts = sorted(part_dir.glob("*.parquet")) if part_dir.is_dir() else []
+        tmp = self.traces_dir / f"{table}.parquet.tmp"
+        # Streamed piece by piece: memory stays at one part, not the whole table.
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+            if journal_rows:
+                names = schema.names
+                rows = [{k: r.get(k) for k in names} for r in journal_rows]
+                out.write_table(pa.Table.from_pylist(rows, schema=schema))
+            for part in parts:
+                out.write_table(pq.read_table(part).cast(schema))
+            if not journal_rows and not parts:
+                out.write_table(schema.empty_table())
+        tmp.replace(self.traces_dir / f"{table}.parquet")
 
     def _ensure_compacted(self) -> None:
         if not all((self.traces_dir / f"{t}.parquet").is_file() for t in TABLES):

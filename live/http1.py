@@ -129,6 +129,12 @@ class Http1Pool:
         self._ssl = ssl.create_default_context() if self.tls else None
 
     async def _connect(self) -> _Connection:
+        try:
+            return await self._open()
+        except TimeoutError:  # no connection: an infrastructure failure, not a slow answer
+            raise ConnectionError(f"connecting to {self.host}:{self.port} timed out") from None
+
+    async def _open(self) -> _Connection:
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(
                 self.host,

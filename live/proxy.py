@@ -83,7 +83,7 @@ class Upstream:
 
     def v1_url(self, rest: str) -> str:
         """``rest`` (e.g. ``/chat/completions``) under this upstream's OpenAI API base."""
-        return api_base(self.base_url) + rest
+        return str(api_base(self.base_url)) + rest
 
 
 @dataclass(frozen=True)
@@ -823,7 +823,7 @@ class RecordingProxy:
             return
         r = record.result
         c = record.context
-        line = {
+        line: dict[str, Any] = {
             "t": r.t_start,
             "call_id": record.call_id,
             "run_id": c.run_id,
@@ -840,9 +840,12 @@ class RecordingProxy:
                 "status": r.status_code,
                 "error_class": r.error_class,
                 "body": r.response_body,
-                "raw": r.raw_response,
             },
         }
+        if r.error_class:
+            # The stream as received, for diagnosis. A good answer is kept assembled only: its
+            # SSE form is ~200 bytes a token and says nothing more.
+            line["response"]["raw"] = r.raw_response
         self._raw_writer.put(line)
 
 

@@ -43,6 +43,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
 from agbench.config import AgentKind, Architecture
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import AgentContext, AgentOutcome
@@ -114,6 +116,7 @@ class ReplayAgent:
         self.max_redelegations = max_redelegations
         self._counters = CounterCache()
         self._system_texts: dict[tuple[int, str, int], str] = {}
+        self._active = 0
 
     # ---- before a run --------------------------------------------------------------------------
     def check(self, task_ids: Iterable[str], architectures: Iterable[Architecture | str]) -> None:
@@ -140,7 +143,17 @@ class ReplayAgent:
         plan = plan_for(ctx.architecture)
         notes: set[str] = set()
         t0 = time.monotonic()
-        end = await self._run_agent(ctx, plan, traj, plan.lead, ctx.task.instruction, notes)
+        self._active += 1
+        try:
+            end = await self._run_agent(ctx, plan, traj, plan.lead, ctx.task.instruction, notes)
+        except httpx.HTTPError as exc:  # the server stopped answering /tokenize: as a lost connection
+            end = _End(
+                Status.INFRASTRUCTURE_ERROR, f"sizing the next request failed: {type(exc).__name__}: {exc}"
+            )
+        finally:
+            self._active -= 1
+            if self._active == 0:  # the last attempt in flight: release the tokenizer connections
+                await self._counters.aclose()
         reason = (
             f"{end.reason}; replayed {end.turns} of {traj.total_turns} planned turn(s) "
             f"({self.trajectories.source} trajectory) in {time.monotonic() - t0:.1f} s"

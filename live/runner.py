@@ -23,7 +23,6 @@ import dataclasses
 import logging
 import os
 import platform
-import random
 import re
 import shutil
 import signal
@@ -46,7 +45,7 @@ from agbench.live.architectures import plan_for, prompt_texts
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import AttemptKey, RunStore, copy_to_latest
-from agbench.task import Task, load_suite, select_tasks, suite_root
+from agbench.task import Task, load_suite, seeded_order, select_tasks, suite_root
 
 log = logging.getLogger("agbench.live.runner")
 
@@ -60,6 +59,10 @@ MAX_REQUEST_S = 600.0
 
 class SweepInterrupted(AgbenchError):
     """The sweep was stopped (Ctrl-C / SIGTERM) before it finished; it can be resumed."""
+
+
+class ServerDied(AgbenchError):
+    """A managed model server died mid-sweep; the attempts it broke are kept as interrupted."""
 
 
 @dataclass
@@ -141,19 +144,16 @@ def default_device_name() -> str:
 
 
 def task_order(tasks: list[Task], seed: int) -> list[Task]:
-    """The seeded order every configuration runs its tasks in."""
-    ordered = sorted(tasks, key=lambda t: t.id)
-    random.Random(seed).shuffle(ordered)
-    return ordered
+    """The seeded order every configuration runs its tasks in (``agbench.task.seeded_order``)."""
+    return seeded_order(sorted(tasks, key=lambda t: t.id), seed)
 
 
 def select_run_tasks(options: SweepOptions) -> list[Task]:
-    """The sweep's tasks in run order: ``--task`` ids or the whole suite, seeded, then ``--limit``."""
+    """The sweep's tasks in run order: the suite (or ``--task`` ids) in the seeded order, then
+    ``--limit``'s first N, exactly as ``agbench trajectories synth`` and the simulator pick them."""
     suite = load_suite(options.tasks_root)
     if options.task_ids:
-        chosen = select_tasks(suite, list(options.task_ids))
-        ordered = task_order(chosen, options.seed)
-        return select_tasks(ordered, None, options.limit)
+        suite = select_tasks(suite, list(options.task_ids))
     return select_tasks(task_order(suite, options.seed), None, options.limit)
 
 
@@ -339,12 +339,19 @@ def _console_logging(quiet: bool) -> Iterator[Any]:
     logger.addHandler(handler)
     logger.setLevel(logging.WARNING if quiet else logging.INFO)
     logger.propagate = False
+    # The monitors poll the servers twice a second: httpx's per-request INFO lines would drown
+    # the sweep's own log.
+    chatty = {name: logging.getLogger(name).level for name in ("httpx", "httpcore")}
+    for name in chatty:
+        logging.getLogger(name).setLevel(logging.WARNING)
     try:
         yield console
     finally:
         logger.removeHandler(handler)
         logger.setLevel(old[0])
         logger.propagate = old[1]
+        for name, level in chatty.items():
+            logging.getLogger(name).setLevel(level)
 
 
 # ---- the sweep ----------------------------------------------------------------------------------
@@ -387,6 +394,7 @@ class Sweep:
         self.progress: Any = None
         self.progress_task: Any = None
         self.finished: set[tuple[str, str]] = set()
+        self.last_attempt: dict[tuple[str, str], int] = {}
         self.results: list[TaskRun] = []
         self.servers: dict[str, tuple[ServerSettings, Any]] = {}  # name -> (settings, ManagedServer)
         self.recorders: dict[str, AttemptRecorder] = {}  # proxy token -> the attempt's recorder
@@ -403,7 +411,12 @@ class Sweep:
         return [t for t in self.tasks if (config.key, t.id) not in self.finished]
 
     async def run(self) -> None:
+        # Read the journals once: each pair runs at most once per sweep process, so its next
+        # attempt number is known up front (re-reading every journal per attempt is quadratic).
         self.finished = self.store.finished_pairs()
+        for key in self.store.attempts():
+            pair = (key.config, key.task)
+            self.last_attempt[pair] = max(self.last_attempt.get(pair, 0), key.attempt)
         total = sum(len(self.pending(c)) for c in self.configurations())
         if self.progress is not None:
             self.progress_task = self.progress.add_task("attempts", total=total)
@@ -647,7 +660,8 @@ class Sweep:
         """Sandbox, agent, verifier; always ends with a ``task_runs`` row (interrupted if stopped)."""
         from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
 
-        number = self.store.next_attempt(config.key, task.id)
+        number = self.last_attempt.get((config.key, task.id), 0) + 1
+        self.last_attempt[(config.key, task.id)] = number
         key = AttemptKey(config.key, task.id, number)
         # The header names the task's category so an attempt cut off by SIGKILL is still
         # reported under it once ``mark_interrupted`` closes it on resume.
@@ -666,6 +680,7 @@ class Sweep:
         clients: list[Any] = []
         token: str | None = None
         interrupted = False
+        died: str | None = None
         attempt_dir = (
             self.sandbox_root / f"{uuid.uuid4().hex[:8]}-{re.sub(r'[^A-Za-z0-9._-]+', '_', task.id)}"
         )
@@ -713,6 +728,10 @@ class Sweep:
                 exposed = len(eps.proxy.exposures_seen(token))
                 eps.proxy.unregister_attempt(token)
                 self.recorders.pop(token, None)
+            died = self._dead_server() if status is Status.INFRASTRUCTURE_ERROR else None
+            if died is not None:
+                # Not this attempt's result: keep it as interrupted so a resume runs it again.
+                status, reason = Status.INTERRUPTED, f"{reason}; {died}"
             wall = time.monotonic() - m_start
             row = self._task_run(
                 config, task, number, t_start, wall, status, reward, reason, outcome, recorder, exposed
@@ -722,6 +741,19 @@ class Sweep:
             self._report_progress(row)
         if interrupted:
             raise asyncio.CancelledError
+        if died is not None:
+            raise ServerDied(
+                f"{died}; the sweep stopped (continue it with: agbench sweep --resume {self.store.root})"
+            )
+
+    def _dead_server(self) -> str | None:
+        """What died, if one of the managed servers is no longer running."""
+        for name, (_settings, server) in self.servers.items():
+            try:
+                server.check()
+            except AgbenchError as exc:
+                return f"{name} server died: {exc}"
+        return None
 
     async def _drive(
         self,
@@ -943,7 +975,12 @@ def run_sweep(options: SweepOptions) -> Path:
             " (cloud stand-in)" if meta.get("cloud_standin") else "",
         )
         sweep = Sweep(options, store, tasks, run_id, device, agent)
-        stopped = _run_with_signals(sweep, console, options.quiet)
+        failure: ServerDied | None = None
+        try:
+            stopped = _run_with_signals(sweep, console, options.quiet)
+        except ServerDied as exc:
+            stopped, failure = True, exc
+            log.error("%s", exc)
         store.update_meta(finished=None if stopped else time.time(), stopped=stopped)
         store.compact()
         if options.write_reports:
@@ -959,6 +996,8 @@ def run_sweep(options: SweepOptions) -> Path:
             with contextlib.suppress(OSError):
                 copy_to_latest(run_dir, options.runs_root)
         _print_summary(console, sweep.results, run_dir)
+    if failure is not None:
+        raise failure
     if stopped:
         raise SweepInterrupted(f"sweep stopped; continue it with: agbench sweep --resume {run_dir}")
     return run_dir

@@ -383,3 +383,21 @@ def test_interrupted_attempts_never_change_results(
         return
     assert after is not None
     assert after["configurations"] == baseline["configurations"]
+
+
+def test_tables_without_optional_columns_use_record_defaults() -> None:
+    """Hand-built tables (a notebook, an older writer) may carry only the required columns."""
+    minimal = pd.DataFrame(
+        [
+            {"device": DEV, "architecture": "LO", "concurrency": 1, "task": "t1", "category": "c", "attempt": 1,
+             "t_start": 0.0, "t_end": 30.0, "status": "success", "agent_kind": "model", "run_id": "r"},
+            {"device": DEV, "architecture": "LO", "concurrency": 1, "task": "t2", "category": "c", "attempt": 1,
+             "t_start": 30.0, "t_end": 60.0, "status": "timeout", "agent_kind": "model", "run_id": "r"},
+        ]
+    )  # fmt: skip
+    conf = summarize({"task_runs": minimal}, {})["configurations"][0]
+    assert (conf["tasks"], conf["success"], conf["failures"]["timeout"]) == (2, 1, 1)
+    assert conf["goodput_per_h"] == pytest.approx(60.0)
+    assert conf["cloud_cost_usd"] == 0.0 and conf["exposure_ratio"] == 0.0
+    assert conf["score_valid_tasks_only"] == 1.0  # the timeout is not a valid row
+    assert conf["ttft_p50_s"] is None and conf["kv_peak_fraction"] is None

@@ -276,7 +276,7 @@ def summarize_run(run_dir: Path) -> dict[str, Any]:
 
 __all__ = [
     "METRIC_COLUMNS",
-    "TABLES",
+    "config_of",
     "labels_of",
     "only_counted",
     "public_meta",

@@ -102,7 +102,12 @@ def statement(frame: pd.DataFrame) -> str:
     tables cannot disagree."""
     levels = sorted(frame["C"].unique())
     head = "C = " + " / ".join(str(c) for c in levels)
-    lines = [f"Figures are given as {head}. C = 1 is the calibrated fit; the rest are predictions.", ""]
+    lines = [
+        f"Figures are given as {head}. C = 1 is the calibrated fit; the rest are predictions. "
+        "Mean completion is over the tasks all four architectures solved in that device x C "
+        "cell (n/a: no task was solved by all four).",
+        "",
+    ]
     for device in frame["device"].unique():
         lines.append(f"**{device}**")
         lines.append("")
@@ -120,7 +125,14 @@ def statement(frame: pd.DataFrame) -> str:
                 f"mean completion on tasks all four solved {_series(frame, device, arch, 'completion_min', '.1f')} min; "
                 f"at C = {int(top['C'])} the failures are {failures['context_limit']} context-limit, "
                 f"{failures['timeout']} timeout, {failures['verification_failed']} verification "
-                f"(mostly {worst.replace('_', '-')}); cloud cost "
+                f"(mostly {worst.replace('_', '-')})"
+                + (
+                    f", and the local server refused {int(top['local_context_errors'])} requests for "
+                    "context, which the lead agent absorbed or which ended the task"
+                    if arch in ("HCL", "HLL") and int(top["local_context_errors"])
+                    else ""
+                )
+                + "; cloud cost "
                 f"{_series(frame, device, arch, 'cloud_cost_usd', '.2f')} USD, exposure "
                 f"{_series(frame, device, arch, 'exposure', '.0%')}."
             )

@@ -125,8 +125,10 @@ class CounterCache:
                 try:
                     await candidate.count_prompt([{"role": "user", "content": "probe"}])
                     counter = candidate
-                except (httpx.HTTPError, KeyError, ValueError):
-                    pass  # not a llama.cpp server: estimate
+                except (httpx.HTTPStatusError, KeyError, TypeError, ValueError):
+                    pass  # it answers, but not as llama.cpp does: estimate
+                # A transport error (server down) propagates: a guess cached for the whole run
+                # because of one refused connection would silently lose the exact sizing.
             await counter.calibrate()
             self.counters[key] = counter
         return self.counters[key]

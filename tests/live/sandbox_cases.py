@@ -384,6 +384,8 @@ def check_file_roundtrip(backend: str, tmp_path: Path) -> None:
                 assert await sb.read_file(path) == payload
                 res = await sb.exec(["sha256sum", path], timeout_s=30)
                 assert res.exit_code == 0
+            burn = await sb.exec(["python3", "-c", "sum(i * i for i in range(2_000_000))"], timeout_s=60)
+            assert burn.exit_code == 0 and burn.cpu_s > 0.01 and burn.wall_s > 0, burn
             res = await sb.exec(["cat"], timeout_s=30, stdin=b"through stdin")
             assert res.stdout == b"through stdin"
             res = await sb.exec(["sh", "-c", "echo $FOO; pwd; echo err >&2; exit 3"], timeout_s=30,

@@ -66,7 +66,14 @@ def call(name: str, arguments: dict[str, Any], call_id: str = "c1") -> dict[str,
 class Harness:
     """One attempt's context over scripted endpoints, journaled to a real file."""
 
-    def __init__(self, tmp: Path, arch: Architecture, scripts: dict[str, list[MockReply | str]]) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        arch: Architecture,
+        scripts: dict[str, list[MockReply | str]],
+        compaction: str = "none",
+    ) -> None:
+        self.compaction = compaction
         self.task = tiny_task(tmp / "task")
         self.journal = tmp / "attempt.jsonl"
         self.writer = JournalWriter(
@@ -95,7 +102,7 @@ class Harness:
                 backends=dict(self.clients),
                 recorder=self.recorder,
             )
-            return await ModelAgent().run(ctx)
+            return await ModelAgent(self.compaction).run(ctx)
         finally:
             await sandbox.destroy()
             self.writer.close()
@@ -283,3 +290,23 @@ def test_server_error_on_a_model_turn_is_an_execution_error(tmp_path: Path) -> N
     h = Harness(tmp_path, Architecture.LO, {"local": [MockReply(error_class=ErrorClass.SERVER_ERROR)]})
     outcome = asyncio.run(h.run())
     assert outcome.status is Status.EXECUTION_ERROR and "server_error" in outcome.reason
+
+
+def test_compaction_policy_blanks_old_tool_output_and_is_reported(tmp_path: Path) -> None:
+    script: list[MockReply | str] = [
+        MockReply(tool_calls=[call("read_file", {"path": "numbers.txt"})]),
+        MockReply(tool_calls=[call("list_dir", {"path": "."})]),
+        MockReply(error_class=ErrorClass.CONTEXT_LIMIT),
+        "FINAL ANSWER: 42",
+    ]
+    h = Harness(tmp_path / "on", Architecture.LO, {"local": list(script)}, compaction="drop-old-tool-output")
+    outcome = asyncio.run(h.run())
+    assert outcome.status is None and outcome.answer == "42"
+    assert "compacted 1 time(s) (drop-old-tool-output)" in outcome.reason
+    retried = h.clients["local"].requests[-1]["messages"]
+    tool_outputs = [m["content"] for m in retried if m["role"] == "tool"]
+    assert tool_outputs[0].startswith("[output removed") and "numbers.txt" in tool_outputs[1]
+    assert outcome.local_context_errors == 1  # the refused request is still in the trace
+    # By default the context error ends the attempt (recorded and surfaced, never hidden).
+    off = Harness(tmp_path / "off", Architecture.LO, {"local": list(script)})
+    assert asyncio.run(off.run()).status is Status.CONTEXT_LIMIT

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -300,16 +301,26 @@ def test_real_unified_pool_exhaustion_is_context_limit_and_server_survives() -> 
 
 
 @pytest.mark.server
-def test_killed_server_gives_connection_errors_not_a_hang() -> None:
-    with ManagedServer(ServerSettings(n_ctx=256, n_parallel=1, threads=1)) as s:
-        url = s.url
-        s.kill()
+def test_killed_server_gives_connection_errors_not_a_hang(tmp_path: Path) -> None:
+    settings = ServerSettings(n_ctx=1024, n_parallel=1, threads=1)
+    with ManagedServer(settings, log_path=tmp_path / "server.log") as s:
 
-        async def go() -> ChatResult:
-            async with ChatClient(url, "smollm2-135m", max_retries=1, backoff_s=0.01, timeout_s=30) as client:
-                return await client.chat(MESSAGES, max_tokens=4)
+        async def go() -> tuple[ChatResult, ChatResult]:
+            async with ChatClient(
+                s.url, "smollm2-135m", max_retries=1, backoff_s=0.01, timeout_s=60
+            ) as client:
+                long = asyncio.create_task(
+                    client.chat(MESSAGES, max_tokens=900, extra_body={"ignore_eos": True})
+                )
+                await asyncio.sleep(1.0)  # the request is in flight (prefill or decoding)
+                s.kill()
+                in_flight = await long
+                after = await client.chat(MESSAGES, max_tokens=4)
+                return in_flight, after
 
-        result = asyncio.run(go())
-        assert result.error_class == "connection"
-        assert len(result.attempts) == 2  # refused before sending: retried once
+        in_flight, after = asyncio.run(go())
+        assert in_flight.error_class == "connection", in_flight.error
+        assert len(in_flight.attempts) == 1  # it had reached the server: not retried
+        assert after.error_class == "connection"
+        assert len(after.attempts) == 2  # refused before sending: retried once
         assert not s.alive()

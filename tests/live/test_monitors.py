@@ -13,6 +13,7 @@ from agbench.config import ServerSettings
 from agbench.live.monitors import ResourceSampler, ServerSampler, parse_prometheus
 from agbench.live.monitors.server_sampler import slot_state
 from agbench.live.providers import ChatClient
+from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
 from agbench.live.serving import ManagedServer
 from agbench.records import ResourceSample, ServerSample
 
@@ -36,10 +37,17 @@ def test_prometheus_parsing_sums_label_sets() -> None:
 
 
 def test_vllm_metrics_fill_a_sample() -> None:
-    sampler = ServerSampler("http://unused", lambda s: None, kv_total=4000, server="local")
-    sample = ServerSample("r", "d", "LO", 1, "local", 0.0)
-    sampler._fill_vllm(sample, parse_prometheus(VLLM_METRICS))
-    sampler.stop()
+    async def go() -> ServerSample:
+        async with FakeOpenAIServer([FakeResponse(body=VLLM_METRICS)]) as fake:
+            sampler = ServerSampler(fake.url + "/v1", lambda s: None, kv_total=4000, server="local")
+            try:
+                sample: ServerSample = await asyncio.to_thread(sampler.sample_once)
+            finally:
+                sampler.stop()
+            assert fake.requests and len(fake.requests) == 1  # /metrics only: vLLM has no /slots
+            return sample
+
+    sample = asyncio.run(go())
     assert (sample.requests_processing, sample.requests_waiting) == (3, 2)
     assert (sample.kv_used, sample.kv_total) == (1000, 4000)
     assert sample.prompt_tokens_cached_total == 800 and sample.generated_tokens_total == 300

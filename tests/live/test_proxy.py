@@ -292,3 +292,24 @@ def test_agent_hanging_up_abandons_the_upstream_request(server: ManagedServer) -
             break
         time.sleep(0.1)
     assert predicted_total() - before < 300  # far fewer than the 400 tokens asked for
+
+
+def test_upstream_limiter_queues_and_reports_queue_time() -> None:
+    async def go() -> list[CallRecord]:
+        records: list[CallRecord] = []
+        script = [FakeResponse(events=sse_answer("ok"), hang_s=0.3)]
+        async with FakeOpenAIServer(script) as fake:
+            upstream = Upstream(fake.url, max_concurrent=1)
+            async with RecordingProxy({"local": upstream}, None, records.append) as proxy:
+                token = proxy.register_attempt(CONTEXT)
+                async with ChatClient(proxy.base_url("local", token), "m") as client:
+                    both = await asyncio.gather(
+                        *[client.chat([{"role": "user", "content": "hi"}]) for _ in range(2)]
+                    )
+                assert all(r.ok for r in both)
+        return records
+
+    records = asyncio.run(go())
+    waits = sorted(r.result.queue_s for r in records)
+    assert waits[0] < 0.3 <= waits[1] + 0.05  # the second waited for the first's whole answer
+    assert all(r.model_calls()[0].queue_s == r.result.queue_s for r in records)

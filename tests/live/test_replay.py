@@ -46,6 +46,28 @@ pytestmark = [
 ]
 
 TOLERANCE = 0.02
+#: A profile of short turns for the C = 1 checks, so they take seconds on 2 cores; the C = 8
+#: check uses the default profile, whose sizes the sizing rule is about.
+TINY_PROFILE = """
+name = "tiny"
+jitter = 0.2
+[defaults]
+system_prompt_tokens = 96
+instruction_tokens = 48
+tool_result_tokens = 40
+output_tokens = 8
+answer_tokens = 8
+[hybrid]
+delegate_instruction_tokens = 16
+delegate_report_tokens = 12
+consult_question_tokens = 16
+consult_prompt_tokens = 64
+consult_answer_tokens = 16
+"""
+
+
+def steps(traj: Trajectory) -> list[tuple[str, dict[str, Any]]]:
+    return [(s.tool, s.arguments) for turn in traj.turns for s in turn.tools]
 
 
 def request_sizes(traj: Trajectory) -> list[tuple[int, int]]:
@@ -73,6 +95,13 @@ def suite() -> list[Task]:
     return load_suite()
 
 
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("profile") / "tiny.toml"
+    path.write_text(TINY_PROFILE)
+    return path
+
+
 def short_tasks(suite: list[Task], n: int) -> list[Task]:
     """The n tasks with the shortest oracle plans (the cheapest to replay), by id for ties."""
     return sorted(suite, key=lambda t: (len(load_plan(t)), t.id))[:n]
@@ -96,7 +125,8 @@ async def replay_once(
         def write(self, record: Any) -> None:
             rows.append(record)
 
-    recorder = AttemptRecorder(ListWriter(), "run", Configuration("dev", arch, 1), task, 1, PriceTable())  # type: ignore[arg-type]
+    writer: Any = ListWriter()
+    recorder = AttemptRecorder(writer, "run", Configuration("dev", arch, 1), task, 1, PriceTable())
     sandbox = create_sandbox("bwrap", task, tmp / f"{task.id}-{arch.value}")
     await sandbox.start()
     try:
@@ -120,10 +150,10 @@ async def replay_once(
 
 @pytest.mark.server
 def test_replay_sizes_requests_runs_tools_and_succeeds(
-    server: ManagedServer, suite: list[Task], tmp_path: Path
+    server: ManagedServer, suite: list[Task], tiny: Path, tmp_path: Path
 ) -> None:
     [task] = short_tasks(suite, 1)
-    ts = synthesize([task])  # runs the oracle in a bwrap sandbox for the answer
+    ts = synthesize([task], tiny)  # runs the oracle in a bwrap sandbox for the answer
     urls = {"local": server.url, "cloud": server.url}  # the same server stands in for the cloud
 
     async def main() -> dict[str, Any]:
@@ -254,22 +284,23 @@ def sweep(
         write_reports=False,
         **kw,
     )
-    return run_sweep(options)
+    run_dir: Path = run_sweep(options)
+    return run_dir
 
 
 @pytest.mark.server
 @pytest.mark.slow
 def test_sweeps_succeed_at_c1_fail_for_context_at_c8_and_extracted_runs_replay(
-    suite: list[Task], tmp_path: Path
+    suite: list[Task], tiny: Path, tmp_path: Path
 ) -> None:
     tasks = short_tasks(suite, 8)
-    ts = synthesize(tasks)
+    few = tasks[:2]
+    ts = synthesize(few, tiny)
     oracle_ok = {t.task for t in ts.trajectories if not t.recorded_status}
     path = tmp_path / "synth.jsonl"
     ts.save(path)
 
     # C = 1: every task whose oracle succeeds succeeds, every request sized as planned.
-    few = tasks[:2]
     run1 = sweep(tmp_path, "c1", path, ["LO", "HLL"], [1], few)
     store = RunStore.open(run1)
     runs, calls = store.table("task_runs"), store.table("model_calls")
@@ -287,7 +318,6 @@ def test_sweeps_succeed_at_c1_fail_for_context_at_c8_and_extracted_runs_replay(
     for traj in extracted.trajectories:
         original = ts.get(traj.task, traj.architecture)
         assert original is not None
-        steps = lambda t: [(s.tool, s.arguments) for turn in t.turns for s in turn.tools]  # noqa: E731
         assert steps(traj) == steps(original)
     again_path = tmp_path / "extracted.jsonl"
     extracted.save(again_path)
@@ -301,10 +331,21 @@ def test_sweeps_succeed_at_c1_fail_for_context_at_c8_and_extracted_runs_replay(
         assert tool_sequence(tools2, task.id) == tool_sequence(tools1, task.id) != []
     assert (RunStore.open(run2).table("task_runs")["status"] == "success").all()
 
-    # C = 8 on a 4,096-token unified pool: real context-limit failures.
-    run8 = sweep(tmp_path, "c8", path, ["LO"], [8], tasks, local_ctx=4096, local_kv_unified=True)
-    runs8 = RunStore.open(run8).table("task_runs")
+    # C = 8 on a 4,096-token unified pool, default profile: real context-limit failures.
+    default = synthesize(tasks)
+    default_path = tmp_path / "default.jsonl"
+    default.save(default_path)
+    run8 = sweep(tmp_path, "c8", default_path, ["LO"], [8], tasks, local_ctx=4096, local_kv_unified=True)
+    store8 = RunStore.open(run8)
+    runs8, calls8 = store8.table("task_runs"), store8.table("model_calls")
     assert len(runs8) == 8
     assert (runs8["status"] == "context_limit").sum() >= 1
-    errors = RunStore.open(run8).table("model_calls")["error_class"]
-    assert (errors == "context_limit").sum() >= 1
+    assert (calls8["error_class"] == "context_limit").sum() >= 1
+    # The requests that went through were sized as planned, contention or not.
+    for traj in default.trajectories:
+        if traj.architecture != "LO":
+            continue
+        mine = calls8[calls8["task"] == traj.task].sort_values("t_start")
+        ok = mine[mine["error_class"] == ""]  # the calls before the one that failed, if any
+        for prompt, (want, _) in zip(ok["prompt_tokens"], request_sizes(traj)[: len(ok)], strict=True):
+            assert abs(prompt - want) <= TOLERANCE * want, (traj.task, prompt, want)

@@ -152,8 +152,8 @@ def test_unified_kv_and_fixed_port() -> None:
 
 
 @pytest.mark.server
-def test_dead_server_is_detected_and_reported() -> None:
-    s = ManagedServer(ServerSettings(n_ctx=256, n_parallel=1, threads=1))
+def test_dead_server_is_detected_and_reported(tmp_path: Path) -> None:
+    s = ManagedServer(ServerSettings(n_ctx=256, n_parallel=1, threads=1), log_path=tmp_path / "server.log")
     s.start()
     try:
         assert s.alive()
@@ -166,8 +166,11 @@ def test_dead_server_is_detected_and_reported() -> None:
 
 
 @pytest.mark.server
-def test_port_in_use_is_a_clear_error(server: ManagedServer) -> None:
+def test_port_in_use_is_a_clear_error(server: ManagedServer, tmp_path: Path) -> None:
     port = int(server.url.rsplit(":", 1)[1])
     with pytest.raises(AgbenchError, match="llama-server"):
-        ManagedServer(ServerSettings(n_ctx=256, n_parallel=1, threads=1), port=port).start(timeout_s=30)
+        second = ManagedServer(
+            ServerSettings(n_ctx=256, n_parallel=1, threads=1), port=port, log_path=tmp_path / "s.log"
+        )
+        second.start(timeout_s=30)
     assert server.alive()

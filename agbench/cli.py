@@ -51,6 +51,9 @@ def main() -> None:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
+    # Every monitor poll is an HTTP request; httpx would log each one at INFO.
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 # ---- tasks -------------------------------------------------------------------------------------

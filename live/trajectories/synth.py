@@ -69,16 +69,17 @@ def load_plan(task: Task) -> list[tuple[str, dict[str, Any]]]:
         arguments = entry.get("arguments", {})
         if not isinstance(arguments, dict):
             raise AgbenchError(f"{path}: call {number}: 'arguments' must be an object")
-        steps.append((entry["tool"], {k: _resolve(task, path, v) for k, v in arguments.items()}))
+        steps.append((entry["tool"], {k: _resolve(task, v) for k, v in arguments.items()}))
     return steps
 
 
-def _resolve(task: Task, plan: Path, value: Any) -> Any:
+def _resolve(task: Task, value: Any) -> Any:
+    """``"@NAME"`` -> the contents of ``solution/NAME`` when that file exists; any other
+    value (``"@example.com"`` as a search pattern, say) is an argument as written."""
     if isinstance(value, str) and value.startswith("@") and "/" not in value and len(value) > 1:
         source = task.solution_dir / value[1:]
-        if not source.is_file():
-            raise AgbenchError(f"{plan}: {value!r} names no file in solution/")
-        return source.read_text(encoding="utf-8")
+        if source.is_file():
+            return source.read_text(encoding="utf-8")
     return value
 
 

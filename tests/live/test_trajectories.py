@@ -183,11 +183,13 @@ def test_bad_plans_are_one_line_errors(suite: list[Task], tmp_path: Path) -> Non
         ("{not json", "not valid JSON"),
         ("[]", "non-empty list"),
         ('[{"arguments": {}}]', "needs a string 'tool'"),
-        ('[{"tool": "python", "arguments": {"code": "@missing.py"}}]', "names no file"),
+        ('[{"tool": "python", "arguments": 3}]', "must be an object"),
     ]:
         plan.write_text(text)
         with pytest.raises(AgbenchError, match=message):
             synthesize([load_task(root)], answers={})
+    plan.write_text('[{"tool": "search_files", "arguments": {"pattern": "@example.com", "path": "."}}]')
+    assert load_plan(load_task(root)) == [("search_files", {"pattern": "@example.com", "path": "."})]
     plan.unlink()  # no plan: one python call running solve.py
     assert load_plan(load_task(root)) == [("python", {"code": (root / "solution" / "solve.py").read_text()})]
     with pytest.raises(AgbenchError, match="no tasks"):

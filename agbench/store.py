@@ -5,21 +5,30 @@ Layout::
     RUN_DIR/run.json                         run metadata (source, device, agent kind, server, seed...)
     RUN_DIR/journal/<config>/<task>/<n>.jsonl one journal per task attempt (live runs)
     RUN_DIR/journal/samples/<name>.jsonl      monitor samples (server, resources)
-    RUN_DIR/traces/parts/<table>/*.parquet    columnar batches written in bulk (simulator, benchmarks)
+    RUN_DIR/traces/parts/<table>/<n>.parquet  columnar batches written in bulk (simulator, benchmarks):
+                                             one file per store session, ``<n>.parquet.open`` while
+                                             it is being written
     RUN_DIR/traces/<table>.parquet            compacted tables, what metrics and reports read
 
 An attempt has finished when its journal holds its ``task_runs`` row. Re-opening a run after
 a crash finds the attempts without one and marks them ``interrupted`` (kept, never counted);
 the runner then re-runs only the (configuration, task) pairs that have no finished attempt.
+
+Bulk parts are written with the compacted tables' own Parquet settings, so compacting a table
+that has one part and no journal rows (every simulated run, the benchmark) hard-links the
+part as ``traces/<table>.parquet`` instead of decoding and re-encoding it: compaction of ten
+million rows costs milliseconds, not seconds. The parts stay, so compaction stays idempotent.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +46,86 @@ from agbench.status import Status
 
 RUN_META = "run.json"
 
+log = logging.getLogger(__name__)
+
+# One set of Parquet settings for bulk parts and compacted tables alike, so a part can become
+# its table without re-encoding. lz4 writes and reads faster than zstd for ~10 % more bytes;
+# dictionary encoding pays only for strings (numeric trace columns are nearly all distinct);
+# min/max statistics cost ~25 % of the encoding time, so only the columns a query filters on
+# (configuration, attempt, time) carry them. Measured in bench/trace_store.py.
+PARQUET_COMPRESSION = "lz4"
+STATISTICS_COLUMNS = (
+    "run_id",
+    "device",
+    "architecture",
+    "concurrency",
+    "task",
+    "attempt",
+    "status",
+    "t_start",
+    "t",
+)
+# Batches below this many rows are buffered and written together: one row group per tiny
+# batch would make every later read slow.
+ROW_GROUP_ROWS = 1 << 16
+PART_SUFFIX = ".parquet"
+OPEN_PART_SUFFIX = ".parquet.open"
+
+
+def parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    """A writer with the store's settings (parts and compacted tables share them)."""
+    return pq.ParquetWriter(
+        path,
+        schema,
+        compression=PARQUET_COMPRESSION,
+        use_dictionary=[f.name for f in schema if pa.types.is_string(f.type)],
+        write_statistics=[c for c in STATISTICS_COLUMNS if c in schema.names],
+    )
+
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._=-]+", "_", name)
+
+
+class _OpenPart:
+    """The bulk part a store session is writing for one table: small batches are buffered
+    up to a row group, and the file is renamed from ``.parquet.open`` to ``.parquet`` only
+    once its footer is written, so a crashed writer never leaves a part that looks whole."""
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self.path = path
+        self.open_path = path.with_name(path.name.removesuffix(PART_SUFFIX) + OPEN_PART_SUFFIX)
+        self.writer = parquet_writer(self.open_path, schema)
+        self.pending: list[pa.Table] = []
+        self.pending_rows = 0
+
+    def write(self, batch: pa.Table) -> None:
+        if batch.num_rows >= ROW_GROUP_ROWS:
+            self.flush()
+            self.writer.write_table(batch)
+            return
+        self.pending.append(batch)
+        self.pending_rows += batch.num_rows
+        if self.pending_rows >= ROW_GROUP_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.writer.write_table(pa.concat_tables(self.pending))
+            self.pending, self.pending_rows = [], 0
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+        self.open_path.replace(self.path)
+
+
+def _close_parts(parts: dict[str, _OpenPart]) -> None:
+    """Close every open part (also run when a store is dropped or the interpreter exits, so
+    bulk rows appended without an explicit ``compact`` or ``close_writers`` still land)."""
+    while parts:
+        _, part = parts.popitem()
+        part.close()
 
 
 @dataclass(frozen=True)
@@ -57,7 +143,8 @@ class RunStore:
         self.journal_dir = root / "journal"
         self.traces_dir = root / "traces"
         self._writers: list[JournalWriter] = []
-        self._next_part: dict[str, int] = {}  # next bulk part number per table
+        self._parts: dict[str, _OpenPart] = {}  # the bulk part being written, per table
+        self._parts_finalizer = weakref.finalize(self, _close_parts, self._parts)
 
     # ---- creating and opening -------------------------------------------------------------
     @classmethod
@@ -111,21 +198,31 @@ class RunStore:
     def attempt_writer(self, key: AttemptKey) -> JournalWriter:
         writer = JournalWriter(
             self.attempt_path(key),
-            {"kind": "attempt", "config": key.config, "task": key.task, "attempt": key.attempt, "t": time.time()},
+            {
+                "kind": "attempt",
+                "config": key.config,
+                "task": key.task,
+                "attempt": key.attempt,
+                "t": time.time(),
+            },
         )
         self._writers.append(writer)
         return writer
 
     def sample_writer(self, name: str) -> JournalWriter:
         """A journal for run-level samples (one per monitor, so writers never share a file)."""
-        writer = JournalWriter(self.journal_dir / "samples" / f"{_safe(name)}.jsonl", {"kind": "samples", "name": name})
+        writer = JournalWriter(
+            self.journal_dir / "samples" / f"{_safe(name)}.jsonl", {"kind": "samples", "name": name}
+        )
         self._writers.append(writer)
         return writer
 
     def close_writers(self) -> None:
+        """Close every journal writer and every bulk part this store has open."""
         for writer in self._writers:
             writer.close()
         self._writers.clear()
+        _close_parts(self._parts)
 
     def journals(self) -> list[JournalContents]:
         if not self.journal_dir.is_dir():
@@ -145,7 +242,11 @@ class RunStore:
 
     def finished_pairs(self) -> set[tuple[str, str]]:
         """(configuration key, task) pairs with a finished attempt: never to be run again."""
-        return {(k.config, k.task) for k, s in self.attempts().items() if s is not None and s != Status.INTERRUPTED}
+        return {
+            (k.config, k.task)
+            for k, s in self.attempts().items()
+            if s is not None and s != Status.INTERRUPTED
+        }
 
     def next_attempt(self, config: str, task: str) -> int:
         numbers = [k.attempt for k in self.attempts() if k.config == config and k.task == task]
@@ -163,7 +264,11 @@ class RunStore:
             device, arch, conc = key.config.rsplit("|", 2)
             t_start = float(header.get("t", 0.0))
             t_last = max(
-                [float(r.get("t_start", r.get("t", t_start))) for rows in journal.rows.values() for r in rows],
+                [
+                    float(r.get("t_start", r.get("t", t_start)))
+                    for rows in journal.rows.values()
+                    for r in rows
+                ],
                 default=t_start,
             )
             record = TaskRun(
@@ -187,21 +292,31 @@ class RunStore:
 
     # ---- bulk columnar writes --------------------------------------------------------------
     def append_columns(self, table: str, data: pa.Table | dict[str, Any]) -> None:
-        """Write a batch of rows column-wise (the fast path for simulated runs and benchmarks)."""
+        """Write a batch of rows column-wise (the fast path for simulated runs and benchmarks).
+
+        Batches go into one Parquet part per table and store session, closed by
+        ``close_writers``/``compact`` (or when the store is dropped): rows appended by a
+        process that is killed before then are lost, which only bulk writers accept.
+        """
         schema = arrow_schema(table)
         batch = data if isinstance(data, pa.Table) else pa.table(data)
         missing = [c for c in schema.names if c not in batch.column_names]
         for name in missing:
             batch = batch.append_column(name, pa.nulls(batch.num_rows, schema.field(name).type))
-        batch = batch.select(schema.names).cast(schema)
-        part_dir = self.traces_dir / "parts" / table
-        if table not in self._next_part:
+        batch = batch.select(schema.names)
+        if not batch.schema.equals(schema):
+            batch = batch.cast(schema)
+        part = self._parts.get(table)
+        if part is None:
+            part_dir = self.traces_dir / "parts" / table
             part_dir.mkdir(parents=True, exist_ok=True)
-            self._next_part[table] = len(list(part_dir.glob("*.parquet")))
-        n = self._next_part[table]
-        self._next_part[table] = n + 1
-        # Parts are transient (compact re-encodes them): lz4 is cheap to write and to read back.
-        pq.write_table(batch, part_dir / f"{n:06d}.parquet", compression="lz4")
+            taken = [
+                int(p.name.split(".", 1)[0]) for p in part_dir.iterdir() if p.name.split(".", 1)[0].isdigit()
+            ]
+            part = self._parts[table] = _OpenPart(
+                part_dir / f"{max(taken, default=-1) + 1:06d}{PART_SUFFIX}", schema
+            )
+        part.write(batch)
 
     def append_records(self, records: list[Any]) -> None:
         """Write dataclass records in bulk (grouped by table)."""
@@ -229,19 +344,46 @@ class RunStore:
     def _compact_table(self, table: str, journal_rows: list[dict[str, Any]]) -> None:
         schema = arrow_schema(table)
         part_dir = self.traces_dir / "parts" / table
-        parts = sorted(part_dir.glob("*.parquet")) if part_dir.is_dir() else []
+        parts = sorted(part_dir.glob(f"*{PART_SUFFIX}")) if part_dir.is_dir() else []
+        if part_dir.is_dir() and any(part_dir.glob(f"*{OPEN_PART_SUFFIX}")):
+            log.warning("%s: skipped bulk parts left unfinished by a killed writer", part_dir)
+        target = self.traces_dir / f"{table}.parquet"
         tmp = self.traces_dir / f"{table}.parquet.tmp"
-        # Streamed piece by piece: memory stays at one part, not the whole table.
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+        tmp.unlink(missing_ok=True)
+        if not journal_rows and len(parts) == 1 and self._is_whole_part(parts[0], schema):
+            # The part already is the table, encoded as a compacted table would be.
+            try:
+                os.link(parts[0], tmp)
+            except OSError:  # no hard links on this filesystem: a byte copy still never decodes
+                shutil.copyfile(parts[0], tmp)
+            tmp.replace(target)
+            return
+        # Streamed piece by piece: memory stays at one row group, not the whole table.
+        with parquet_writer(tmp, schema) as out:
             if journal_rows:
                 names = schema.names
                 rows = [{k: r.get(k) for k in names} for r in journal_rows]
                 out.write_table(pa.Table.from_pylist(rows, schema=schema))
             for part in parts:
-                out.write_table(pq.read_table(part).cast(schema))
+                source = pq.ParquetFile(part)
+                for group in range(source.num_row_groups):
+                    out.write_table(source.read_row_group(group).cast(schema))
             if not journal_rows and not parts:
                 out.write_table(schema.empty_table())
-        tmp.replace(self.traces_dir / f"{table}.parquet")
+        tmp.replace(target)
+
+    @staticmethod
+    def _is_whole_part(part: Path, schema: pa.Schema) -> bool:
+        """Whether a part can stand as its table unchanged: this schema, our codec."""
+        try:
+            source = pq.ParquetFile(part)
+        except (OSError, pa.ArrowInvalid):
+            return False
+        meta = source.metadata
+        codecs = (
+            {meta.row_group(0).column(0).compression} if meta.num_row_groups and meta.num_columns else set()
+        )
+        return source.schema_arrow.equals(schema) and codecs <= {PARQUET_COMPRESSION.upper()}
 
     def _ensure_compacted(self) -> None:
         if not all((self.traces_dir / f"{t}.parquet").is_file() for t in TABLES):

@@ -1,15 +1,18 @@
 """Live sweeps: run the task suite under every configuration of device × architecture × C.
 
 ``run_sweep(SweepOptions)`` is what ``agbench run`` and ``agbench sweep`` call. For each
-concurrency level and architecture (in that order, so each configuration gets freshly started
-model servers sized for it) it runs the selected tasks, in one seeded order shared by every
-configuration, with at most C attempts at once. Each attempt gets a fresh sandbox, its agent
+concurrency level and architecture (in that order: the managed servers are sized per level,
+slots = C by default, and restarted only when their settings change) it runs the selected
+tasks, in one seeded order shared by every configuration, with at most C attempts at once. Each attempt gets a fresh sandbox, its agent
 (model, replay, oracle or null) under the configuration's architecture, then the verifier;
 its status, reward and time breakdown go into the run's journal as a ``task_runs`` row.
 
 Model requests go through the recording proxy (raw bodies with secrets removed, exposure of
-sensitive items in cloud-bound payloads); the server and resource monitors sample for the
-whole run. A run killed at any point resumes (``--resume DIR``) from its journal: finished
+sensitive items in cloud-bound payloads); the server and resource monitors sample every
+configuration while it runs. With no cloud URL, a second managed server stands in for the
+cloud and run.json says so (``cloud_standin``, ``labels``), so every report does too. A managed
+server that dies stops the sweep (its broken attempts kept as interrupted) instead of
+recording a string of failures that are not the agents'. A run killed at any point resumes (``--resume DIR``) from its journal: finished
 (configuration, task) pairs are kept and never re-run; attempts cut short are marked
 ``interrupted`` and run again as a new attempt. Ctrl-C and SIGTERM stop cleanly: attempts in
 flight are closed as interrupted, sandboxes destroyed, servers stopped, journals flushed.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import simpy
 
 EPS = 1e-9
+INF = float("inf")
 
 
 @dataclass(eq=False)
@@ -77,25 +78,34 @@ class ProcessorSharingCPU:
 
     # ---- fluid mechanics ---------------------------------------------------------------
     def _advance(self) -> None:
-        dt = self.env.now - self._t
+        now = self.env._now
+        dt = now - self._t
         if dt > 0:
             for job in self.jobs:
                 job.remaining -= job.rate * dt
-        self._t = self.env.now
+        self._t = now
 
     def _replan(self, notify: str | None) -> None:
         self.replans += 1
-        finished = [j for j in self.jobs if j.remaining <= EPS * max(1.0, j.demand)]
+        jobs = self.jobs
+        finished = [j for j in jobs if j.remaining <= EPS * (j.demand if j.demand > 1.0 else 1.0)]
         if finished:
-            self.jobs = [j for j in self.jobs if j not in finished]
+            self.jobs = jobs = [j for j in jobs if j not in finished]
             for job in finished:
                 job.done.succeed()
-        total = sum(j.demand for j in self.jobs) + sum(self._consumers.values())
+        # Left-to-right float additions, as ``sum()`` does them: results stay bit-identical.
+        total: float = 0
+        for job in jobs:
+            total += job.demand
+        if self._consumers:
+            total += sum(self._consumers.values())
         scale = 1.0 if total <= self.cores else self.cores / total
-        next_dt = float("inf")
-        for job in self.jobs:
+        next_dt = INF
+        for job in jobs:
             job.rate = job.demand * scale
-            next_dt = min(next_dt, job.remaining / job.rate)
+            left = job.remaining / job.rate
+            if left < next_dt:
+                next_dt = left
         changed = []
         for name, demand in self._consumers.items():
             new = demand * scale
@@ -103,9 +113,9 @@ class ProcessorSharingCPU:
                 changed.append(name)
             self._alloc[name] = new
         self._generation += 1
-        if next_dt < float("inf"):
+        if next_dt < INF:
             generation = self._generation
-            wake = self.env.timeout(max(0.0, next_dt))
+            wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
             wake.callbacks.append(lambda _ev: self._wake(generation))
         for name in changed:
             if name != notify:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import simpy
 
@@ -53,7 +53,6 @@ class LocalRequest:
     finish_reason: str = ""
     error_class: str = ""
     status_code: int = 200
-    info: dict[str, object] = field(default_factory=dict)
 
     @property
     def held(self) -> float:
@@ -83,6 +82,13 @@ class LocalServer:
         self.settings = settings
         self.rates = rates
         self.slots = [Slot(i) for i in range(settings.slots(concurrency))]
+        # Kept up to date on admit/release instead of scanned on every event. Slot token counts
+        # are integers, so the running sum is exactly what a fresh sum would give.
+        self._busy = 0
+        self._idle_tokens = 0
+        # Idle slots' cached prefixes count against a unified pool (llama.cpp keeps them).
+        self._idle_holds_kv = bool(settings.idle_cache_holds_kv and settings.kv_unified)
+        self._kv_unified = bool(settings.kv_unified)
         self.slot_ctx = settings.slot_ctx(concurrency)
         self.pool_tokens = settings.n_ctx
         self.choose = slot_policy(settings.slot_policy)
@@ -104,8 +110,6 @@ class LocalServer:
         self.context_errors = 0
         self.kv_peak = 0.0
         self.replans = 0
-        # Benchmark baseline only: an event per generated token, as a naive per-token model has.
-        self.per_step_events = False
 
     # ---- public ------------------------------------------------------------------------
     def submit(
@@ -138,28 +142,37 @@ class LocalServer:
         self._replan()
 
     def kv_in_use(self) -> float:
-        used = sum(r.held for r in self.active)
-        if self.settings.idle_cache_holds_kv and self.settings.kv_unified:
-            used += sum(s.tokens for s in self.slots if not s.busy)
+        # Same additions in the same order as ``sum(r.held ...)``: results stay bit-identical.
+        used: float = 0
+        for r in self.active:
+            used += r.cached + r.prefilled + r.generated
+        if self._idle_holds_kv:
+            used += self._idle_tokens
         return used
 
     def slots_busy(self) -> int:
-        return sum(1 for s in self.slots if s.busy)
+        return self._busy
 
     # ---- fluid mechanics ---------------------------------------------------------------
     def _advance(self) -> None:
-        dt = self.env.now - self._t
-        self._t = self.env.now
+        now = self.env._now
+        dt = now - self._t
+        self._t = now
         if dt <= 0:
             return
         for r in self.active:
             if r.rate_p:
-                step = min(r.prefill_left, r.rate_p * dt)
+                step = r.rate_p * dt
+                if r.prefill_left < step:
+                    step = r.prefill_left
                 r.prefill_left -= step
                 r.prefilled += step
                 self.prompt_tokens_total += step
             elif r.rate_d:
-                step = min(r.out_target - r.generated, r.rate_d * dt)
+                step = r.rate_d * dt
+                left = r.out_target - r.generated
+                if left < step:
+                    step = left
                 r.generated += step
                 self.generated_tokens_total += step
 
@@ -169,6 +182,8 @@ class LocalServer:
         slot.busy = False
         slot.tokens = int(req.held)
         slot.last_used = self.env.now
+        self._busy -= 1
+        self._idle_tokens += slot.tokens
 
     def _finish(self, req: LocalRequest) -> None:
         self.active.remove(req)
@@ -192,8 +207,10 @@ class LocalServer:
         cached = max(
             0, min(cached, req.prompt_tokens - 1)
         )  # llama.cpp always evaluates the last prompt token
-        if self.settings.kv_unified:  # a reclaimed prefix only survives as far as the pool has room
+        if self._kv_unified:  # a reclaimed prefix only survives as far as the pool has room
             cached = max(0, min(cached, int(self.pool_tokens - self.kv_in_use()) - 1))
+        self._busy += 1
+        self._idle_tokens -= slot.tokens
         slot.busy, slot.conv, slot.sys_key, slot.sys_tokens = True, req.conv, req.sys_key, req.sys_tokens
         slot.tokens = cached
         req.slot, req.cached, req.t_slot = slot, cached, self.env.now
@@ -204,16 +221,17 @@ class LocalServer:
 
     def _replan(self) -> None:
         self.replans += 1
-        now = self.env.now
-        for r in list(self.active):
+        now = self.env._now
+        for r in list(self.active) if self.active else ():
             if r.t_first is None and r.prefill_left <= EPS:
                 r.prefill_left, r.t_first = 0.0, now
             if r.t_first is not None and r.generated >= r.out_target - EPS:
                 r.generated = float(r.out_target)
                 self._finish(r)
-        if self.settings.kv_unified and self.active and self.kv_in_use() >= self.pool_tokens - EPS:
+        if self._kv_unified and self.active and self.kv_in_use() >= self.pool_tokens - EPS:
             self._fail_all_in_flight()
-        while self.queue and any(not s.busy for s in self.slots):
+        n_slots = len(self.slots)
+        while self.queue and self._busy < n_slots:
             self._admit(self.queue.popleft())
         if self.cpu is not None:
             demand = float(self.settings.threads) if self.active else 0.0
@@ -271,37 +289,40 @@ class LocalServer:
             left = r.out_target - r.generated
             if left < next_dt * decode_each:
                 next_dt = left / decode_each
-        if self.settings.idle_cache_holds_kv and self.settings.kv_unified:
-            used += sum(s.tokens for s in self.slots if not s.busy)
+        if self._idle_holds_kv:
+            used += self._idle_tokens
         if used > self.kv_peak:
             self.kv_peak = used
         growth = prefill_each * len(prefilling) + decode_each * batch
-        if self.settings.kv_unified and growth > 0:
+        if self._kv_unified and growth > 0:
             next_dt = min(next_dt, (self.pool_tokens - used) / growth)
-        if self.per_step_events and self.active:  # one event per generated token (or prompt chunk)
-            next_dt = min(next_dt, step / self.speed / (rates.spec_tokens_per_step if batch else 1.0))
         self._generation += 1
         if next_dt < math.inf:
-            generation = self._generation
-            wake = self.env.timeout(max(0.0, next_dt))
-            wake.callbacks.append(lambda _ev: self._wake(generation))
-        if self.sample_hook is not None and self.env.now - self._last_sample >= self.sample_interval_s:
-            self._last_sample = self.env.now
+            self._schedule_wake(max(0.0, next_dt), self._generation)
+        now = self.env._now
+        if self.sample_hook is not None and now - self._last_sample >= self.sample_interval_s:
+            self._last_sample = now
             self.sample_hook(self)
+
+    def _schedule_wake(self, delay: float, generation: int) -> None:
+        # One timeout per re-plan; a superseded one finds a newer generation and does nothing.
+        wake = self.env.timeout(delay)
+        wake.callbacks.append(lambda _ev: self._wake(generation))
 
     def _wake(self, generation: int) -> None:
         if generation != self._generation:
             return
         self._advance()
+        tol = EPS * max(1.0, self.env._now)
         for r in self.active:  # whatever set this wake-up is done, up to float error
-            if r.rate_p and r.prefill_left / r.rate_p <= EPS * max(1.0, self.env.now):
+            if r.rate_p and r.prefill_left / r.rate_p <= tol:
                 self.prompt_tokens_total += r.prefill_left
                 r.prefilled += r.prefill_left
                 r.prefill_left = 0.0
-            elif r.rate_d and (r.out_target - r.generated) / r.rate_d <= EPS * max(1.0, self.env.now):
+            elif r.rate_d and (r.out_target - r.generated) / r.rate_d <= tol:
                 self.generated_tokens_total += r.out_target - r.generated
                 r.generated = float(r.out_target)
-        if self.settings.kv_unified and self.active:
+        if self._kv_unified and self.active:
             used = self.kv_in_use()
             if used >= self.pool_tokens - 1e-6 * self.pool_tokens:
                 self._fail_all_in_flight()

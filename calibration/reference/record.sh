@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Re-records the calibration reference dataset on this machine, with one command:
+#   bash calibration/reference/record.sh
+# Real llama-server (SmolLM2-135M, managed), the replay agent on synthesised trajectories, one
+# task per category, LO/CO/HCL/HLL with the cloud stand-in, C = 1, 2, 4, 8, and a unified KV
+# pool of 4,096 tokens: every task fits alone, eight at once exhaust it, so context errors
+# really happen at C = 8. Run it on an otherwise idle machine: other load changes the rates.
+# Only the compact part of the run is kept: run.json, traces/*.parquet, trajectories, summary.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+AGBENCH="${AGBENCH:-.venv/bin/agbench}"
+HERE=calibration/reference
+TASKS=(lf-largest-downloads rt-router-admin-port calc-loan-annuity off-expense-report
+       mm-playlist-from-tags sci-sensor-calibration sys-cron-backup term-error-summary)
+args=()
+for t in "${TASKS[@]}"; do args+=(--task "$t"); done
+
+rm -rf "$HERE/run" "$HERE/trajectories.jsonl"
+"$AGBENCH" trajectories synth "${args[@]}" -o "$HERE/trajectories.jsonl"
+"$AGBENCH" sweep --agent replay --trajectories "$HERE/trajectories.jsonl" \
+  --archs LO,CO,HCL,HLL --concurrency 1,2,4,8 "${args[@]}" \
+  --local-ctx 4096 --local-kv-unified --out "$HERE/run" --quiet
+cp "$HERE/trajectories.jsonl" "$HERE/run/trajectories.jsonl"
+rm -rf "$HERE/run/journal" "$HERE/run/traces/parts" "$HERE/run/raw_responses.jsonl"
+du -sh "$HERE/run"

@@ -21,9 +21,9 @@ step "2/5 live replay sweep: LO,CO,HCL,HLL x C=1,2 (managed llama-server, bubble
 "$AGBENCH" sweep --agent replay --trajectories "$OUT/trajectories.jsonl" --archs LO,CO,HCL,HLL \
   --concurrency 1,2 --limit "$LIMIT" --out "$OUT/live-replay"
 
-step "3/5 live model sweep: SmolLM2 decides (LO,HLL x C=1, 2 tasks, 120 s per task)"
-"$AGBENCH" sweep --agent model --archs LO,HLL --concurrency 1 --limit 2 --time-limit 120 \
-  --max-tokens 256 --out "$OUT/live-model"
+step "3/5 live model sweep: SmolLM2 decides (LO,HLL x C=1, 2 tasks, 60 s per task)"
+"$AGBENCH" sweep --agent model --archs LO,HLL --concurrency 1 --limit 2 --time-limit 60 \
+  --max-tokens 128 --out "$OUT/live-model"
 
 step "4/5 calibrating the simulator on the replay sweep"
 "$AGBENCH" calibrate "$OUT/live-replay" -o "$OUT/profile.toml"

@@ -22,6 +22,7 @@ from agbench.sim.agents.task_agent import SimWorld, TaskAgent
 from agbench.sim.entities.cloud import CloudAPI
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalServer
+from agbench.sim.entities.per_token_server import PerTokenServer
 from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask, Workload
@@ -71,8 +72,8 @@ def simulate(
 ) -> SimResult:
     """Simulate one configuration; deterministic for a given (profile, workload, seed).
 
-    ``per_step_events`` turns the server into a naive per-token stepper (an event per generated token): only
-    the speed benchmark's baseline uses it.
+    ``per_step_events`` swaps in the naive per-token server (entities/per_token_server.py: an event
+    per decode step and per generated token of each sequence): only the speed benchmark uses it.
     """
     started = time.perf_counter()
     arch_name = Architecture(arch).value
@@ -104,7 +105,8 @@ def simulate(
                 )
             )
 
-        server = LocalServer(
+        server_class = PerTokenServer if per_step_events else LocalServer
+        server = server_class(
             env,
             profile.server,
             resolve_rates(profile),
@@ -113,7 +115,6 @@ def simulate(
             sample_hook=sample,
             sample_interval_s=sample_interval_s,
         )
-        server.per_step_events = per_step_events
     world = SimWorld(
         env,
         profile,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024
 
@@ -39,6 +40,13 @@ async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
             proc.stdin.close()
 
 
+async def _cancel(readers: asyncio.Future[Any]) -> None:
+    """Cancel the readers and collect their outcome, so asyncio never logs it as unretrieved."""
+    readers.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await readers
+
+
 async def communicate_with_deadline(
     proc: asyncio.subprocess.Process, stdin: bytes | None, timeout_s: float
 ) -> tuple[bytes, bytes, int, bool]:
@@ -55,11 +63,11 @@ async def communicate_with_deadline(
         try:
             await asyncio.wait_for(asyncio.shield(readers), timeout=5)
         except TimeoutError:
-            readers.cancel()
+            await _cancel(readers)
     except asyncio.CancelledError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
-        readers.cancel()
+        await _cancel(readers)
         raise
     code = await proc.wait()
     return bytes(out), bytes(err), code, timed_out

@@ -1,0 +1,95 @@
+"""The naive baseline the analytic server is measured against: the same server, token by token.
+
+``bench/sim_speed.py`` needs an honest answer to "how much does the fluid model save?", so this
+is what one would write without it: a SimPy process steps the batch (one timeout per decode
+step, each step also carrying a prompt chunk while prompts are pending, as llama.cpp's
+continuous batching does), and every decoding sequence is a streaming client that receives
+each step's tokens as its own event: one event per generated token per sequence.
+
+Everything else is ``LocalServer``'s: slots and the slot policy, the prefix cache, the KV pool
+and its outcomes (context errors, ``length``), the counters and the sample hook, and the same
+``ServerRates`` for a step's duration. Only the mechanics differ: state changes at step ends
+instead of continuously, so suite times agree with the analytic server to within a step per
+request, not bit for bit. Not used outside the benchmark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import simpy
+
+from agbench.sim.entities.local_server import LocalRequest, LocalServer
+
+
+class PerTokenServer(LocalServer):
+    """``LocalServer`` stepped one decode step at a time (benchmark baseline only)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stepping = False
+        self._streams: dict[int, simpy.Event] = {}  # id(request) -> its next token event
+        self._clients: set[int] = set()  # requests whose streaming client has started
+        self.steps = 0
+
+    def _advance(self) -> None:
+        """Nothing moves between steps: tokens arrive at step ends."""
+
+    def _plan_rates(self) -> None:
+        used = self.kv_in_use()
+        if used > self.kv_peak:
+            self.kv_peak = used
+        if self.active and not self._stepping and self.speed > 0:
+            self._stepping = True
+            self.env.process(self._step_loop())
+        now = self.env.now
+        if self.sample_hook is not None and now - self._last_sample >= self.sample_interval_s:
+            self._last_sample = now
+            self.sample_hook(self)
+
+    def _step_loop(self) -> Generator[simpy.Event, Any, None]:
+        rates = self.rates
+        while self.active and self.speed > 0:
+            prefilling = [r for r in self.active if r.t_first is None]
+            decoding = [r for r in self.active if r.t_first is not None]
+            batch = len(decoding)
+            step = rates.decode_step(batch, sum(r.held for r in decoding))
+            chunk = 0.0
+            if prefilling:
+                chunk = float(max(1, self.settings.n_batch - batch))
+                ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
+                step += chunk / rates.prefill_rate(ctx)
+            for r in decoding:
+                self._streams[id(r)] = self.env.event()
+                if id(r) not in self._clients:
+                    self._clients.add(id(r))
+                    self.env.process(self._stream(r))
+            yield self.env.timeout(step / self.speed)
+            self.steps += 1
+            for r in prefilling:
+                if r.t_done is not None:  # cancelled during the step
+                    continue
+                take = min(r.prefill_left, chunk / len(prefilling))
+                r.prefill_left -= take
+                r.prefilled += take
+                self.prompt_tokens_total += take
+            for r in decoding:
+                stream = self._streams.pop(id(r))
+                if r.t_done is not None:
+                    continue
+                got = min(float(r.out_target) - r.generated, rates.spec_tokens_per_step)
+                r.generated += got
+                self.generated_tokens_total += got
+                stream.succeed(got)  # the sequence's token(s) for this step: one event
+            self._replan()  # finishes, the pool check, admissions, the sample hook
+        self._stepping = False
+
+    def _stream(self, req: LocalRequest) -> Generator[simpy.Event, Any, None]:
+        """A streaming client: waits for each of its sequence's tokens in turn."""
+        while req.t_done is None:
+            yield self._streams[id(req)]
+        self._clients.discard(id(req))
+
+
+__all__ = ["PerTokenServer"]

@@ -214,6 +214,10 @@ def full_schema(table: str, batch: pa.Table) -> pa.Table:
     return batch.select(schema.names).cast(schema)
 
 
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -360,7 +364,11 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="agbench-bench-", dir=args.workdir))
     n_base = args.baseline_records or min(args.records, BASELINE_DEFAULT_MAX)
     try:
-        print(f"cpus: {os.cpu_count()}  records: {args.records:,}  baseline records: {n_base:,}", flush=True)
+        print(
+            f"cpus: {os.cpu_count()}  records: {args.records:,}  baseline records: {n_base:,}"
+            f"  load average: {_load()}",
+            flush=True,
+        )
         ingest = _run_child(store_ingest, args.records, workdir)
         summary = _run_child(store_summary, args.records, workdir)
         rows = ingest["rows"]
@@ -421,6 +429,8 @@ def main() -> None:
         )
         if scale == 1:
             print(f"summaries agree: {'yes' if summary['digest'] == b_summary['digest'] else 'NO'}")
+        # Wall times on a shared machine depend on its other load; CPU seconds much less so.
+        print(f"load average at the end: {_load()}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -87,51 +87,27 @@ class FitParam:
 PARAMS: tuple[FitParam, ...] = (
     # Starting points: the simulator's priors (shared/workload-paper.toml) moved by earlier
     # exploratory runs of this fit; the fit is deterministic from them.
-    FitParam(
-        "tool_wall_median_s", 4.8, 0.3, 120.0, "median tool wall time of the cloud-led agents (CO, HCL)"
-    ),
-    FitParam(
-        "tool_factor_LO",
-        1.4,
-        0.1,
-        50.0,
-        "LO's tool time relative to the cloud agents' (its commands, retries)",
-    ),
+    FitParam("tool_wall_median_s", 4.8, 0.3, 120.0, "median tool wall time, cloud-led agents (CO, HCL)"),
+    FitParam("tool_factor_LO", 1.795, 0.1, 50.0, "LO's tool time relative to the cloud agents'"),
     FitParam("tool_factor_HLL", 3.0, 0.1, 50.0, "HLL's tool time relative to the cloud agents'"),
-    FitParam("tool_wall_sigma", 1.3, 0.3, 2.5, "lognormal shape of tool wall time (long builds, media jobs)"),
-    FitParam(
-        "tool_result_tokens_median", 570.0, 100.0, 6000.0, "median tool-result tokens added to the history"
-    ),
-    FitParam("local_output_tokens", 420.0, 100.0, 4000.0, "median local-model output per turn (LO, HLL)"),
-    FitParam(
-        "cloud_output_tokens", 530.0, 100.0, 6000.0, "median cloud output per turn incl. reasoning (CO)"
-    ),
-    FitParam(
-        "hcl_output_tokens", 540.0, 100.0, 6000.0, "median output per turn of HCL's lead and sub-agents"
-    ),
-    FitParam(
-        "turns_sigma_local", 0.9, 0.2, 2.0, "lognormal shape of turns per task, local-led agents (LO, HLL)"
-    ),
-    FitParam(
-        "turns_sigma_cloud", 0.5, 0.2, 2.0, "lognormal shape of turns per task, cloud-led agents (CO, HCL)"
-    ),
-    FitParam("turns_LO", 14.0, 2.0, 150.0, "median model turns of the LO agent"),
-    FitParam("turns_CO", 5.2, 1.0, 150.0, "median model turns of the CO agent"),
+    FitParam("tool_wall_sigma", 1.3, 0.3, 2.5, "lognormal shape of tool wall time"),
+    FitParam("tool_result_tokens_median", 570.0, 100.0, 6000.0, "median tool-result tokens"),
+    FitParam("local_output_tokens", 427.6, 100.0, 4000.0, "median local output per turn (LO, HLL)"),
+    FitParam("cloud_output_tokens", 623.5, 100.0, 6000.0, "median CO output per turn"),
+    FitParam("hcl_output_tokens", 591.2, 100.0, 6000.0, "median HCL lead/sub output per turn"),
+    FitParam("turns_sigma_LO", 0.9003, 0.1, 2.0, "lognormal shape of LO's turns per task"),
+    FitParam("turns_sigma_CO", 0.4882, 0.1, 2.0, "lognormal shape of CO's turns per task"),
+    FitParam("turns_sigma_HCL", 0.4882, 0.1, 2.0, "lognormal shape of HCL's lead/sub turns"),
+    FitParam("turns_sigma_HLL", 0.9003, 0.1, 2.0, "lognormal shape of HLL's turns per task"),
+    FitParam("turns_LO", 12.81, 2.0, 150.0, "median model turns of the LO agent"),
+    FitParam("turns_CO", 5.017, 1.0, 150.0, "median model turns of the CO agent"),
     FitParam("turns_HCL", 9.5, 1.0, 150.0, "median model turns of HCL's cloud lead"),
     FitParam("turns_HLL", 13.0, 2.0, 150.0, "median model turns of HLL's local lead"),
     FitParam("sub_turns_HCL", 8.8, 1.0, 150.0, "median turns of one HCL local sub-agent"),
-    FitParam("delegate_p", 0.38, 0.02, 0.98, "probability an HCL lead turn delegates", logit=True),
-    FitParam("consult_p", 0.2, 0.01, 0.9, "probability an HLL lead turn consults the cloud", logit=True),
-    FitParam(
-        "hard_turns", 3.4, 0.05, 1000.0, "exp(log(this) x category difficulty): more turns on hard categories"
-    ),
-    FitParam(
-        "hard_tools",
-        6.0,
-        0.05,
-        1000.0,
-        "exp(log(this) x category difficulty): longer tools on hard categories",
-    ),
+    FitParam("delegate_p", 0.38, 0.02, 0.98, "P(an HCL lead turn delegates)", logit=True),
+    FitParam("consult_p", 0.2, 0.01, 0.9, "P(an HLL lead turn consults the cloud)", logit=True),
+    FitParam("hard_turns", 3.4, 0.05, 1000.0, "turns x this^difficulty on hard categories"),
+    FitParam("hard_tools", 9.41, 0.05, 1000.0, "tool time x this^difficulty on hard categories"),
     FitParam("consult_output_tokens", 2000.0, 50.0, 20000.0, "cloud output of one HLL consultation"),
 )
 # hard_* enter as log(value) x difficulty: the log scale keeps them positive (harder
@@ -271,9 +247,7 @@ def build_params(
         a = replace(prior.archs[arch], **shared)
         if arch in ("LO", "HLL"):
             a.tool_wall_median_s = round(v["tool_wall_median_s"] * v[f"tool_factor_{arch}"], 3)
-            a.turns_sigma = round(v["turns_sigma_local"], 4)
-        else:
-            a.turns_sigma = round(v["turns_sigma_cloud"], 4)
+        a.turns_sigma = round(v[f"turns_sigma_{arch}"], 4)
         a.turns_median = round(v[f"turns_{arch}"], 3)
         if arch in ("LO", "HLL"):
             a.output_tokens_median = round(v["local_output_tokens"], 1)
@@ -467,14 +441,14 @@ BLOCKS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("tool_wall_median_s", "tool_wall_sigma", "tool_result_tokens_median", "hard_turns", "hard_tools"),
         ARCHS,
     ),
-    ("cloud-led turns", ("turns_sigma_cloud", "turns_CO", "cloud_output_tokens"), ("CO", "HCL")),
-    ("HCL", ("hcl_output_tokens", "turns_HCL", "sub_turns_HCL", "delegate_p"), ("HCL",)),
+    ("CO", ("turns_sigma_CO", "turns_CO", "cloud_output_tokens"), ("CO",)),
+    ("HCL", ("turns_sigma_HCL", "hcl_output_tokens", "turns_HCL", "sub_turns_HCL", "delegate_p"), ("HCL",)),
+    ("LO", ("turns_sigma_LO", "local_output_tokens", "turns_LO", "tool_factor_LO"), ("LO", "HLL")),
     (
-        "local-led turns",
-        ("turns_sigma_local", "local_output_tokens", "turns_LO", "tool_factor_LO"),
-        ("LO", "HLL"),
+        "HLL",
+        ("turns_sigma_HLL", "tool_factor_HLL", "turns_HLL", "consult_p", "consult_output_tokens"),
+        ("HLL",),
     ),
-    ("HLL", ("tool_factor_HLL", "turns_HLL", "consult_p", "consult_output_tokens"), ("HLL",)),
 )
 
 
@@ -628,7 +602,7 @@ WORKLOAD_NOTES: dict[str, str] = {
     "consult_p": "fitted",
     "consult_output_tokens": "fitted",
     "success_p": "architecture default, unused: every category sets its own",
-    "turns_sigma": "fitted (one for LO/HLL, one for CO/HCL)",
+    "turns_sigma": "fitted (per architecture)",
     "output_tokens_sigma": "prior: ASSUMPTION",
     "tool_result_tokens_sigma": "prior: ASSUMPTION",
     "tool_wall_sigma": "fitted (shared by all architectures)",

@@ -88,17 +88,22 @@ class ProcessorSharingCPU:
     def _replan(self, notify: str | None) -> None:
         self.replans += 1
         jobs = self.jobs
-        finished = [j for j in jobs if j.remaining <= EPS * (j.demand if j.demand > 1.0 else 1.0)]
+        finished: list[CpuJob] = []
+        kept: list[CpuJob] = []
+        total: float = 0  # left-to-right float additions, as ``sum()`` does them (bit-identical)
+        for job in jobs:
+            if job.remaining <= EPS * (job.demand if job.demand > 1.0 else 1.0):
+                finished.append(job)
+            else:
+                kept.append(job)
+                total += job.demand
         if finished:
-            self.jobs = jobs = [j for j in jobs if j not in finished]
+            self.jobs = jobs = kept
             for job in finished:
                 job.done.succeed()
-        # Left-to-right float additions, as ``sum()`` does them: results stay bit-identical.
-        total: float = 0
-        for job in jobs:
-            total += job.demand
-        if self._consumers:
-            total += sum(self._consumers.values())
+        consumers = self._consumers
+        if consumers:
+            total += sum(consumers.values())
         scale = 1.0 if total <= self.cores else self.cores / total
         next_dt = INF
         for job in jobs:
@@ -106,12 +111,14 @@ class ProcessorSharingCPU:
             left = job.remaining / job.rate
             if left < next_dt:
                 next_dt = left
-        changed = []
-        for name, demand in self._consumers.items():
-            new = demand * scale
-            if abs(new - self._alloc[name]) > EPS:
-                changed.append(name)
-            self._alloc[name] = new
+        changed: list[str] = []
+        if consumers:
+            alloc = self._alloc
+            for name, demand in consumers.items():
+                new = demand * scale
+                if abs(new - alloc[name]) > EPS:
+                    changed.append(name)
+                alloc[name] = new
         self._generation += 1
         if next_dt < INF:
             generation = self._generation

@@ -89,6 +89,7 @@ class LocalServer:
         # Idle slots' cached prefixes count against a unified pool (llama.cpp keeps them).
         self._idle_holds_kv = bool(settings.idle_cache_holds_kv and settings.kv_unified)
         self._kv_unified = bool(settings.kv_unified)
+        self._n_batch = settings.n_batch
         self.slot_ctx = settings.slot_ctx(concurrency)
         self.pool_tokens = settings.n_ctx
         self.choose = slot_policy(settings.slot_policy)
@@ -256,13 +257,16 @@ class LocalServer:
         self._plan_rates()
 
     def _plan_rates(self) -> None:
+        # Runs on every event: one pass to split the batch, plain loops, no temporaries.
+        # The float operations and their order are the reference's (results are compared
+        # bit for bit), so rewrite with care.
         rates = self.rates
         prefilling: list[LocalRequest] = []
         decoding: list[LocalRequest] = []
         kv_decoding = 0.0
         ctx_prefilling = 0.0
         used = 0.0
-        for r in self.active:  # one pass: this runs on every event
+        for r in self.active:
             held = r.cached + r.prefilled + r.generated
             used += held
             if r.t_first is None:
@@ -272,28 +276,39 @@ class LocalServer:
                 decoding.append(r)
                 kv_decoding += held
         batch = len(decoding)
-        step = rates.decode_step(batch, kv_decoding)
+        n_prefilling = len(prefilling)
+        step = rates.decode_step(batch, kv_decoding) if batch else 0.0
         prefill_each = 0.0
-        if prefilling:
-            chunk = max(1, self.settings.n_batch - batch)
-            step += chunk / rates.prefill_rate(ctx_prefilling / len(prefilling))
-            prefill_each = self.speed * chunk / step / len(prefilling)
-        decode_each = self.speed * rates.spec_tokens_per_step / step if batch else 0.0
         next_dt = math.inf
-        for r in prefilling:
-            r.rate_p, r.rate_d = prefill_each, 0.0
-            if r.prefill_left < next_dt * prefill_each:
-                next_dt = r.prefill_left / prefill_each
-        for r in decoding:
-            r.rate_p, r.rate_d = 0.0, decode_each
-            left = r.out_target - r.generated
-            if left < next_dt * decode_each:
-                next_dt = left / decode_each
+        if n_prefilling:
+            chunk = self._n_batch - batch
+            if chunk < 1:
+                chunk = 1
+            step += chunk / rates.prefill_rate(ctx_prefilling / n_prefilling)
+            prefill_each = self.speed * chunk / step / n_prefilling
+            limit = next_dt * prefill_each
+            for r in prefilling:
+                r.rate_p = prefill_each
+                r.rate_d = 0.0
+                if r.prefill_left < limit:
+                    next_dt = r.prefill_left / prefill_each
+                    limit = next_dt * prefill_each
+        decode_each = 0.0
+        if batch:
+            decode_each = self.speed * rates.spec_tokens_per_step / step
+            limit = next_dt * decode_each
+            for r in decoding:
+                r.rate_p = 0.0
+                r.rate_d = decode_each
+                left = r.out_target - r.generated
+                if left < limit:
+                    next_dt = left / decode_each
+                    limit = next_dt * decode_each
         if self._idle_holds_kv:
             used += self._idle_tokens
         if used > self.kv_peak:
             self.kv_peak = used
-        growth = prefill_each * len(prefilling) + decode_each * batch
+        growth = prefill_each * n_prefilling + decode_each * batch
         if self._kv_unified and growth > 0:
             next_dt = min(next_dt, (self.pool_tokens - used) / growth)
         self._generation += 1

@@ -3,8 +3,8 @@
 ``bench/sim_speed.py`` needs an honest answer to "how much does the fluid model save?", so this
 is what one would write without it: a SimPy process steps the batch (one timeout per decode
 step, each step also carrying a prompt chunk while prompts are pending, as llama.cpp's
-continuous batching does), and every decoding sequence is a streaming client that receives
-each step's tokens as its own event: one event per generated token per sequence.
+continuous batching does), and every token a step generates reaches its sequence's streaming
+client as an event of its own: one event per generated token per sequence.
 
 Everything else is ``LocalServer``'s: slots and the slot policy, the prefix cache, the KV pool
 and its outcomes (context errors, ``length``), the counters and the sample hook, and the same
@@ -20,18 +20,20 @@ from typing import Any
 
 import simpy
 
-from agbench.sim.entities.local_server import LocalRequest, LocalServer
+from agbench.sim.entities.local_server import LocalServer
 
 
-class PerTokenServer(LocalServer):
+class PerTokenServer(LocalServer):  # type: ignore[misc]  # mypy sees agbench.sim.* as Any here
     """``LocalServer`` stepped one decode step at a time (benchmark baseline only)."""
+
+    kv_peak: float
+    _last_sample: float
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._stepping = False
-        self._streams: dict[int, simpy.Event] = {}  # id(request) -> its next token event
-        self._clients: set[int] = set()  # requests whose streaming client has started
         self.steps = 0
+        self.tokens_streamed = 0
 
     def _advance(self) -> None:
         """Nothing moves between steps: tokens arrive at step ends."""
@@ -55,41 +57,40 @@ class PerTokenServer(LocalServer):
             decoding = [r for r in self.active if r.t_first is not None]
             batch = len(decoding)
             step = rates.decode_step(batch, sum(r.held for r in decoding))
-            chunk = 0.0
-            if prefilling:
-                chunk = float(max(1, self.settings.n_batch - batch))
+            takes: list[float] = []
+            if prefilling:  # the batch's room is shared by the pending prompts
+                share = max(1, self.settings.n_batch - batch) / len(prefilling)
+                takes = [min(r.prefill_left, share) for r in prefilling]
                 ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
-                step += chunk / rates.prefill_rate(ctx)
-            for r in decoding:
-                self._streams[id(r)] = self.env.event()
-                if id(r) not in self._clients:
-                    self._clients.add(id(r))
-                    self.env.process(self._stream(r))
+                step += sum(takes) / rates.prefill_rate(ctx)
             yield self.env.timeout(step / self.speed)
             self.steps += 1
-            for r in prefilling:
+            for r, take in zip(prefilling, takes, strict=True):
                 if r.t_done is not None:  # cancelled during the step
                     continue
-                take = min(r.prefill_left, chunk / len(prefilling))
                 r.prefill_left -= take
                 r.prefilled += take
                 self.prompt_tokens_total += take
             for r in decoding:
-                stream = self._streams.pop(id(r))
-                if r.t_done is not None:
+                if r.t_done is not None:  # cancelled during the step
                     continue
-                got = min(float(r.out_target) - r.generated, rates.spec_tokens_per_step)
+                before = r.generated
+                got = min(float(r.out_target) - before, rates.spec_tokens_per_step)
                 r.generated += got
                 self.generated_tokens_total += got
-                stream.succeed(got)  # the sequence's token(s) for this step: one event
+                for _ in range(int(r.generated) - int(before)):  # accepted draft tokens: several
+                    self._stream_token()
             self._replan()  # finishes, the pool check, admissions, the sample hook
         self._stepping = False
 
-    def _stream(self, req: LocalRequest) -> Generator[simpy.Event, Any, None]:
-        """A streaming client: waits for each of its sequence's tokens in turn."""
-        while req.t_done is None:
-            yield self._streams[id(req)]
-        self._clients.discard(id(req))
+    def _stream_token(self) -> None:
+        """One generated token reaching its streaming client: an event of its own."""
+        token = self.env.event()
+        token.callbacks.append(self._received)
+        token.succeed()
+
+    def _received(self, _token: simpy.Event) -> None:
+        self.tokens_streamed += 1
 
 
 __all__ = ["PerTokenServer"]

@@ -52,13 +52,24 @@ def llama_cpp_policy(
 ) -> Slot:
     best: Slot | None = None
     best_len = 0
-    for slot in idle:
-        n = common_prefix(slot, conv, sys_key, sys_tokens, prompt_tokens)
-        if n > best_len:
-            best, best_len = slot, n
+    lru: Slot | None = None
+    for slot in idle:  # common_prefix() inlined, and the LRU slot found in the same pass
+        tokens = slot.tokens
+        if tokens > 0:
+            if slot.conv == conv:
+                n = min(tokens, prompt_tokens)
+            elif sys_key is not None and slot.sys_key == sys_key:
+                n = min(tokens, slot.sys_tokens, sys_tokens, prompt_tokens)
+            else:
+                n = 0
+            if n > best_len:
+                best, best_len = slot, n
+        if lru is None or (slot.last_used, slot.index) < (lru.last_used, lru.index):
+            lru = slot
     if best is not None and prompt_tokens > 0 and best_len / prompt_tokens > similarity:
         return best
-    return min(idle, key=lambda s: (s.last_used, s.index))
+    assert lru is not None, "no idle slot to choose from"
+    return lru
 
 
 def sticky_policy(

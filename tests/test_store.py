@@ -153,3 +153,17 @@ def test_copy_to_latest_replaces_previous(tmp_path: Path) -> None:
         (runs / name / "summary.json").write_text(json.dumps({"run": name}))
         copy_to_latest(runs / name, runs)
     assert json.loads((runs / "latest" / "summary.json").read_text()) == {"run": "two"}
+
+
+def test_bulk_parts_compact_idempotently_and_accept_later_appends(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", {"run_id": "r"})
+    n = 70_000  # over one buffered batch
+    store.append_columns("tool_calls", {"run_id": ["r"] * n, "tool": ["python"] * n, "wall_s": [0.5] * n})
+    store.compact()
+    store.compact()  # twice gives the same table
+    assert len(store.table("tool_calls")) == n
+    store.append_columns("tool_calls", {"run_id": ["r"], "tool": ["list_dir"], "wall_s": [0.1]})
+    store.compact()
+    frame = RunStore.open(tmp_path / "run").table("tool_calls")
+    assert len(frame) == n + 1
+    assert frame["wall_s"].sum() == pytest.approx(n * 0.5 + 0.1)

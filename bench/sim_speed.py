@@ -44,6 +44,7 @@ def best_of(repeat: int, run: Callable[[], list[SimResult]]) -> tuple[float, flo
     cpu = wall = float("inf")
     results: list[SimResult] = []
     for _ in range(max(1, repeat)):
+        results = []  # let the previous run's records go before the next run: memory is measured too
         w0, c0 = time.perf_counter(), time.process_time()
         results = run()
         cpu = min(cpu, time.process_time() - c0)

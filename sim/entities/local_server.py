@@ -310,19 +310,19 @@ class LocalServer:
             self.kv_peak = used
         growth = prefill_each * n_prefilling + decode_each * batch
         if self._kv_unified and growth > 0:
-            next_dt = min(next_dt, (self.pool_tokens - used) / growth)
+            full_in = (self.pool_tokens - used) / growth
+            if full_in < next_dt:
+                next_dt = full_in
         self._generation += 1
         if next_dt < math.inf:
-            self._schedule_wake(max(0.0, next_dt), self._generation)
+            # One timeout per re-plan; a superseded one finds a newer generation and does nothing.
+            generation = self._generation
+            wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
+            wake.callbacks.append(lambda _ev: self._wake(generation))
         now = self.env._now
         if self.sample_hook is not None and now - self._last_sample >= self.sample_interval_s:
             self._last_sample = now
             self.sample_hook(self)
-
-    def _schedule_wake(self, delay: float, generation: int) -> None:
-        # One timeout per re-plan; a superseded one finds a newer generation and does nothing.
-        wake = self.env.timeout(delay)
-        wake.callbacks.append(lambda _ev: self._wake(generation))
 
     def _wake(self, generation: int) -> None:
         if generation != self._generation:

@@ -123,7 +123,9 @@ def simulate_run(
             sc.profile.server.kv_unified = bool(settings.get("kv_unified", sc.profile.server.kv_unified))
         if meta.get("time_limit_s"):
             sc.profile.behaviour.deadline_s = float(meta["time_limit_s"])
-        ran = {str(t) for t in live_tables["task_runs"].query("concurrency == @conc")["task"]}
+        runs = live_tables["task_runs"]
+        mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry["architecture"])]
+        ran = {str(t) for t in mine[mine["status"] != "interrupted"]["task"]}
         wl = Workload(workload.kind, [t for t in workload.tasks if t.task in ran], workload.trajectories)
         result = simulate(
             sc.profile,
@@ -207,6 +209,12 @@ def validate(
 
 def _log_table(report: dict[str, Any]) -> None:
     for name, entry in report["metrics"].items():
-        mape = entry["mape_held_out"] if entry["mape_held_out"] is not None else entry["mape"]
-        if mape is not None:
-            log.info("%-26s MAPE %6.1f%% (held-out)", name, mape)
+        held, every = entry["mape_held_out"], entry["mape"]
+        if every is not None:
+            log.info(
+                "%-26s MAPE %6.1f%% all, %s held-out, max |diff| %.3g",
+                name,
+                every,
+                "-" if held is None else f"{held:.1f}%",
+                entry["max_abs_diff"],
+            )

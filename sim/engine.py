@@ -8,9 +8,10 @@ calibration and validation call it directly; ``metrics_out`` writes run director
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,41 @@ def task_order(tasks: list[SimTask], seed: int) -> list[SimTask]:
     return order
 
 
+STANDIN_SERVER = "cloud-standin"  # the live sampler's name for the stand-in's samples
+
+
+def cloud_standin_server(
+    env: simpy.Environment,
+    profile: Profile,
+    concurrency: int,
+    cpu: ProcessorSharingCPU,
+    sample: Callable[[LocalServer, str], None],
+    sample_interval_s: float,
+) -> LocalServer:
+    """The live harness's cloud stand-in: the same model on a second llama-server, one slot
+    per concurrent task, a fixed context per slot (not unified), on the same cores."""
+    cloud = profile.cloud
+    slots = max(1, concurrency)
+    settings = dataclasses.replace(
+        profile.server,
+        n_ctx=cloud.standin_ctx_per_slot * slots,
+        n_parallel=slots,
+        kv_unified=False,
+        idle_cache_holds_kv=False,
+        threads=cloud.standin_threads or profile.server.threads,
+    )
+    return LocalServer(
+        env,
+        settings,
+        resolve_rates(profile),
+        concurrency,
+        cpu=None if profile.device.gpu else cpu,
+        sample_hook=lambda s: sample(s, STANDIN_SERVER),
+        sample_interval_s=sample_interval_s,
+        cpu_consumer="inference-cloud-standin",
+    )
+
+
 def simulate(
     profile: Profile,
     arch: Architecture | str,
@@ -82,29 +118,29 @@ def simulate(
     cpu = ProcessorSharingCPU(env, profile.device.cores)
     records: list[Any] = []
     server: LocalServer | None = None
-    if arch_name != "CO":
 
-        def sample(s: LocalServer) -> None:
-            records.append(
-                ServerSample(
-                    run_id=run_id,
-                    device=device_name,
-                    architecture=arch_name,
-                    concurrency=concurrency,
-                    server="local",
-                    t=env.now,
-                    slots_busy=s.slots_busy(),
-                    slots_total=len(s.slots),
-                    kv_used=int(s.kv_in_use()),
-                    kv_total=s.pool_tokens,
-                    requests_processing=len(s.active),
-                    requests_waiting=len(s.queue),
-                    prompt_tokens_total=int(s.prompt_tokens_total),
-                    prompt_tokens_cached_total=int(s.prompt_tokens_cached_total),
-                    generated_tokens_total=int(s.generated_tokens_total),
-                )
+    def sample(s: LocalServer, name: str = "local") -> None:
+        records.append(
+            ServerSample(
+                run_id=run_id,
+                device=device_name,
+                architecture=arch_name,
+                concurrency=concurrency,
+                server=name,
+                t=env.now,
+                slots_busy=s.slots_busy(),
+                slots_total=len(s.slots),
+                kv_used=int(s.kv_sampled()),
+                kv_total=s.pool_tokens,
+                requests_processing=len(s.active),
+                requests_waiting=len(s.queue),
+                prompt_tokens_total=int(s.prompt_tokens_total),
+                prompt_tokens_cached_total=int(s.prompt_tokens_cached_total),
+                generated_tokens_total=int(s.generated_tokens_total),
             )
+        )
 
+    if arch_name != "CO":
         server_class = PerTokenServer if per_step_events else LocalServer
         server = server_class(
             env,
@@ -115,6 +151,11 @@ def simulate(
             sample_hook=sample,
             sample_interval_s=sample_interval_s,
         )
+    standin = (
+        cloud_standin_server(env, profile, concurrency, cpu, sample, sample_interval_s)
+        if profile.cloud.standin_local and arch_name != "LO"
+        else None
+    )
     world = SimWorld(
         env,
         profile,
@@ -127,6 +168,7 @@ def simulate(
         concurrency,
         seed,
         records,
+        cloud_server=standin,
     )
     queue = task_order(workload.tasks, seed)
     position = [0]
@@ -147,6 +189,8 @@ def simulate(
     suite = max((r.t_end for r in runs), default=0.0)
     if server is not None:
         sample(server)
+    if standin is not None:
+        sample(standin, STANDIN_SERVER)
     return SimResult(
         device=device_name,
         architecture=arch_name,
@@ -166,4 +210,4 @@ def simulate(
     )
 
 
-__all__ = ["SimResult", "simulate", "task_order"]
+__all__ = ["STANDIN_SERVER", "SimResult", "cloud_standin_server", "simulate", "task_order"]

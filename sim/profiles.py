@@ -123,6 +123,10 @@ class ServerProfile:
     slot_policy: str = "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
     slot_prompt_similarity: float = 0.1  # llama.cpp --slot-prompt-similarity
     idle_cache_holds_kv: bool = False  # unified pool: idle slots' cached prefixes count as in use
+    # What a server sample reports as KV in use: "held" = cells filled so far (cached + prefilled
+    # + generated); "slots" = what llama.cpp's /slots shows and the live sampler sums: each busy
+    # slot's whole prompt (from the moment it is admitted) plus the tokens it has generated.
+    kv_sampled_as: str = "held"
     spec_draft_max: int = 0  # speculative decoding: draft tokens per step (MTP heads, draft model)
     spec_acceptance: float = 0.0  # probability each successive draft token is accepted
     spec_step_overhead: float = 0.0  # extra step time for drafting + verifying, as a fraction
@@ -149,6 +153,15 @@ class CloudProfile:
     cache_block_tokens: int = 64  # providers cache whole blocks of a prefix
     system_prompt_cached: bool = True  # the shared system prompt stays cached across tasks
     prices: PriceTable = field(default_factory=PriceTable)
+    # The live harness without an API key serves "cloud" calls from a second local llama-server
+    # on the same cores (live/runner.py ``standin_server_settings``). With ``standin_local`` the
+    # simulator does the same: a second LocalServer with the local server's rates, one slot per
+    # concurrent task, ``standin_ctx_per_slot`` tokens per slot (not unified), sharing the CPU;
+    # the lognormal fields above are then unused. Calibration sets it when run.json says
+    # ``cloud_standin``; off (the default) the cloud is an uncontended API.
+    standin_local: bool = False
+    standin_ctx_per_slot: int = 4096
+    standin_threads: int = 0  # inference threads of the stand-in; 0 = the local server's
 
 
 @dataclass
@@ -158,6 +171,10 @@ class ToolProfile:
     default_cpu_fraction: float = 0.5  # cpu_s / wall_s when a step does not say
     max_cores_per_tool: float = 1.0
     wall_scale: float = 1.0  # device-wide multiplier (e.g. a slower storage / CPU)
+    # Fitted per tool (calibration): wall and CPU seconds of a call, used for trajectory steps
+    # that record no time of their own (synthesised trajectories); empty = use the step's.
+    wall_s_by_tool: dict[str, float] = field(default_factory=dict)
+    cpu_s_by_tool: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,6 +191,12 @@ class BehaviourProfile:
     exposure_p: dict[str, float] = field(default_factory=lambda: {"CO": 0.76, "HCL": 0.70, "HLL": 0.18})
     sensitive_items_per_task: int = 2
     harness_overhead_s: float = 1.0  # sandbox setup + verification per task (counted as "other")
+    setup_share: float = 0.5  # the part of harness_overhead_s spent before the agent starts
+    # The harness's own time before each model request (building and sizing the request,
+    # the proxy) when the trajectory records none (``think_s`` = 0): fitted by calibration.
+    turn_gap_s: float = 0.0
+    # Of that gap, the CPU seconds the harness process burns on it (runs on the shared cores).
+    turn_gap_cpu_s: float = 0.0
 
 
 @dataclass

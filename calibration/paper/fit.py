@@ -91,6 +91,7 @@ PARAMS: tuple[FitParam, ...] = (
     FitParam("tool_factor_LO", 2.314, 0.1, 50.0, "LO's tool time relative to the cloud agents'"),
     FitParam("tool_factor_HLL", 2.402, 0.1, 50.0, "HLL's tool time relative to the cloud agents'"),
     FitParam("tool_sigma_LO", 1.24, 0.3, 3.0, "lognormal shape of LO's tool times (commands that hang)"),
+    FitParam("result_factor_LO", 1.0, 0.1, 5.0, "LO's tool-result tokens relative to the others'"),
     FitParam("tool_wall_sigma", 1.24, 0.3, 2.5, "lognormal shape of tool wall time"),
     FitParam("tool_result_tokens_median", 497.7, 100.0, 6000.0, "median tool-result tokens"),
     FitParam("local_output_tokens", 544.3, 100.0, 4000.0, "median local output per turn (LO, HLL)"),
@@ -141,6 +142,24 @@ def arch_success_target(arch: str) -> int:
     return math.ceil(sum(counts) / len(counts))
 
 
+# LO: the paper breaks down 27 of the RTX 5090's 35 LO successes (8 left for office,
+# multimedia and scientific) and 21 of the Max+ 395's 31 (terminal 5; with calculation 5 and
+# system 2 as on the RTX 5090, 3 left for office/multimedia/scientific). The shared workload
+# targets 33: the Max+ 395 breakdown (office/multimedia/scientific 3 in all, terminal 5) plus
+# the two extra successes where the paper's figures put most of LO's strength, local files and
+# retrieval (ASSUMPTION; these per-category figures are reported as soft targets).
+LO_SUCCESS = {
+    "local_files": 10,
+    "retrieval": 8,
+    "calculation": 5,
+    "system": 2,
+    "terminal": 5,
+    "office": 1,
+    "multimedia": 1,
+    "scientific": 1,
+}
+
+
 def category_success_targets(counts: dict[str, int]) -> dict[tuple[str, str], int]:
     """(category, arch) -> intended successes at C = 1.
 
@@ -168,6 +187,8 @@ def category_success_targets(counts: dict[str, int]) -> dict[tuple[str, str], in
                 alloc[c] += 1
             i += 1
         out.update({(c, arch): n for c, n in alloc.items()})
+    if set(LO_SUCCESS) == set(counts) and sum(LO_SUCCESS.values()) == arch_success_target("LO"):
+        out.update({(c, "LO"): n for c, n in LO_SUCCESS.items()})
     return out
 
 
@@ -283,6 +304,7 @@ def build_params(
         a.turns_sigma = round(v[f"turns_sigma_{arch}"], 4)
         if arch == "LO":
             a.tool_wall_sigma = round(v["tool_sigma_LO"], 4)
+            a.tool_result_tokens_median = round(v["tool_result_tokens_median"] * v["result_factor_LO"], 1)
         a.turns_median = round(v[f"turns_{arch}"], 3)
         if arch in ("LO", "HLL"):
             a.output_tokens_median = round(v["local_output_tokens"], 1)
@@ -480,7 +502,14 @@ BLOCKS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("HCL", ("turns_sigma_HCL", "hcl_output_tokens", "turns_HCL", "sub_turns_HCL", "delegate_p"), ("HCL",)),
     (
         "LO",
-        ("turns_sigma_LO", "local_output_tokens", "turns_LO", "tool_factor_LO", "tool_sigma_LO"),
+        (
+            "turns_sigma_LO",
+            "local_output_tokens",
+            "turns_LO",
+            "tool_factor_LO",
+            "tool_sigma_LO",
+            "result_factor_LO",
+        ),
         ("LO", "HLL"),
     ),
     (

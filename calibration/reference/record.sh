@@ -4,7 +4,10 @@
 # Real llama-server (SmolLM2-135M, managed), the replay agent on synthesised trajectories, one
 # task per category, LO/CO/HCL/HLL with the cloud stand-in, C = 1, 2, 4, 8, and a unified KV
 # pool of 4,096 tokens: every task fits alone, eight at once exhaust it, so context errors
-# really happen at C = 8. Run it on an otherwise idle machine: other load changes the rates.
+# really happen at C = 8. Each server gets one thread (`--local-threads 1`): on two cores the
+# local server and the cloud stand-in then never fight over a core, and one busy core elsewhere
+# slows a one-thread server far less than a two-thread one (DESIGN.md: 21 vs 0.46 tok/s).
+# Still, record it on an otherwise idle machine: other load changes the rates.
 # Only the compact part of the run is kept: run.json, traces/*.parquet, trajectories, summary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +22,7 @@ rm -rf "$HERE/run" "$HERE/trajectories.jsonl"
 "$AGBENCH" trajectories synth "${args[@]}" -o "$HERE/trajectories.jsonl"
 "$AGBENCH" sweep --agent replay --trajectories "$HERE/trajectories.jsonl" \
   --archs LO,CO,HCL,HLL --concurrency 1,2,4,8 "${args[@]}" \
-  --local-ctx 4096 --local-kv-unified --out "$HERE/run" --quiet
+  --local-ctx 4096 --local-kv-unified --local-threads 1 --out "$HERE/run" --quiet
 cp "$HERE/trajectories.jsonl" "$HERE/run/trajectories.jsonl"
 rm -rf "$HERE/run/journal" "$HERE/run/traces/parts" "$HERE/run/raw_responses.jsonl"
 du -sh "$HERE/run"

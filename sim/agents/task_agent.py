@@ -16,7 +16,7 @@ import simpy
 
 from agbench.records import Exposure, Message, ModelCall, TaskRun, ToolCall
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
-from agbench.sim.entities.cloud import CloudAPI
+from agbench.sim.entities.cloud import CloudAPI, CloudReply
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalRequest, LocalServer
 from agbench.sim.profiles import Profile
@@ -44,6 +44,7 @@ class SimWorld:
     concurrency: int
     seed: int
     records: list[Any] = field(default_factory=list)
+    cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
 
 
 @dataclass(eq=False)
@@ -107,6 +108,8 @@ class TaskAgent:
         kind, obj, ev = st.current
         if kind == "local" and self.w.server is not None:
             self.w.server.cancel(obj)
+        elif kind == "standin" and self.w.cloud_server is not None:
+            self.w.cloud_server.cancel(obj)
         elif kind == "cpu":
             self.w.cpu.cancel(ev)
         if not ev.triggered:
@@ -130,7 +133,7 @@ class TaskAgent:
             status, reason = "failed_missing_assets", f"no trajectory for {self.task.task} under {w.arch}"
         else:
             if b.harness_overhead_s > 0:
-                yield self._sleep(st, b.harness_overhead_s / 2)  # sandbox setup
+                yield self._sleep(st, b.harness_overhead_s * b.setup_share)  # sandbox setup
             outcome = OK if st.expired else (yield from self._agent(st, self.traj, "lead", ("lead", 0)))
             if outcome == DEADLINE or st.expired:
                 status, reason = "timeout", f"task deadline {b.deadline_s:g} s reached"
@@ -141,7 +144,7 @@ class TaskAgent:
             else:
                 status = self.traj.recorded_status or "success"
             if not st.expired and b.harness_overhead_s > 0:
-                yield self._sleep(st, b.harness_overhead_s / 2)  # verification
+                yield self._sleep(st, b.harness_overhead_s * (1.0 - b.setup_share))  # verification
         st.finished = True
         t_end = min(env.now, st.deadline)
         wall = t_end - st.t_start
@@ -210,6 +213,9 @@ class TaskAgent:
                 yield self._sleep(st, turn.think_s)
                 if st.expired:
                     return DEADLINE
+            elif w.profile.behaviour.turn_gap_s > 0:
+                if not (yield from self._harness_gap(st)):
+                    return DEADLINE
             prompt = history + added
             if turn.endpoint == "local":
                 result = yield from self._local_call(
@@ -231,7 +237,14 @@ class TaskAgent:
                 out = result.completion_tokens
             else:
                 ok = yield from self._cloud_call(
-                    st, role, prompt, turn.output_tokens, previous_prompt, traj.system_prompt_tokens
+                    st,
+                    role,
+                    prompt,
+                    turn.output_tokens,
+                    previous_prompt,
+                    traj.system_prompt_tokens,
+                    conv_key,
+                    sys_key,
                 )
                 if not ok:
                     return DEADLINE
@@ -309,16 +322,66 @@ class TaskAgent:
         )
         return req
 
+    def _harness_gap(self, st: TaskState) -> Generator[simpy.Event, Any, bool]:
+        """The harness's own time before a model request (sizing it, the proxy): a wait whose
+        CPU part runs on the shared cores, so it stretches when they are busy."""
+        w = self.w
+        b = w.profile.behaviour
+        cpu_s = min(b.turn_gap_cpu_s, b.turn_gap_s)
+        if cpu_s > 0:
+            ev = w.cpu.run(cpu_s, 1.0)
+            st.current = ("cpu", None, ev)
+            yield ev
+            if st.expired:
+                return False
+        rest = b.turn_gap_s - cpu_s
+        if rest > 0:
+            yield self._sleep(st, rest)
+        return not st.expired
+
+    def _standin_reply(
+        self, st: TaskState, prompt: int, output: int, conv_key: object, sys_key: object, sys_tokens: int
+    ) -> Generator[simpy.Event, Any, CloudReply | None]:
+        """A "cloud" call served by the stand-in llama-server (CloudProfile.standin_local)."""
+        server = self.w.cloud_server
+        assert server is not None
+        req = server.submit(conv_key, ("cloud",) + (sys_key,), sys_tokens, prompt, output)
+        st.current = ("standin", req, req.done)
+        yield req.done
+        if st.expired:
+            return None
+        t_done = req.t_done if req.t_done is not None else self.w.env.now
+        ttft = (req.t_first - req.t_arrive) if req.t_first is not None else t_done - req.t_arrive
+        cost = self.w.profile.cloud.prices.cost(prompt, req.cached, req.completion_tokens)
+        return CloudReply(ttft, t_done - req.t_arrive, prompt, req.cached, req.completion_tokens, cost)
+
     def _cloud_call(
-        self, st: TaskState, role: str, prompt: int, output: int, previous_prompt: int, sys_tokens: int
+        self,
+        st: TaskState,
+        role: str,
+        prompt: int,
+        output: int,
+        previous_prompt: int,
+        sys_tokens: int,
+        conv_key: object = None,
+        sys_key: object = None,
     ) -> Generator[simpy.Event, Any, bool]:
         w = self.w
         t0 = w.env.now
-        reply = w.cloud.call(st.rng, prompt, output, previous_prompt, sys_tokens)
-        self._draw_exposure(st, t0)
-        yield self._sleep(st, reply.total_s)
-        if st.expired:
-            return False
+        if w.cloud_server is not None:
+            self._draw_exposure(st, t0)
+            key = conv_key if conv_key is not None else (self.task.task, self.attempt, role, st.calls)
+            standin = yield from self._standin_reply(st, prompt, output, key, sys_key, sys_tokens)
+            if standin is None:
+                return False
+            reply = standin
+            output = reply.completion_tokens
+        else:
+            reply = w.cloud.call(st.rng, prompt, output, previous_prompt, sys_tokens)
+            self._draw_exposure(st, t0)
+            yield self._sleep(st, reply.total_s)
+            if st.expired:
+                return False
         st.calls += 1
         st.model_calls += 1
         st.cloud_calls += 1
@@ -415,7 +478,10 @@ class TaskAgent:
                 return OK, lead_history
             progress = st.failed_turn if st.failed_turn is not None else progress
             prompt = lead_history + FAILURE_REPORT_TOKENS
-            ok = yield from self._cloud_call(st, "lead", prompt, lead_turn.output_tokens, lead_history, 0)
+            lead_conv = (self.task.task, self.attempt, ("lead", 0))
+            ok = yield from self._cloud_call(
+                st, "lead", prompt, lead_turn.output_tokens, lead_history, 0, lead_conv, (self.w.arch, "lead")
+            )
             if not ok:
                 return DEADLINE, lead_history
             lead_history = prompt + lead_turn.output_tokens
@@ -459,8 +525,12 @@ class TaskAgent:
         w = self.w
         tp = w.profile.tools
         t0 = w.env.now
-        wall = step.wall_s * tp.wall_scale
-        cpu_s = step.cpu_s * tp.wall_scale if step.cpu_s > 0 else wall * tp.default_cpu_fraction
+        recorded_wall, recorded_cpu = step.wall_s, step.cpu_s
+        if recorded_wall <= 0 and recorded_cpu <= 0 and step.tool in tp.wall_s_by_tool:
+            recorded_wall = tp.wall_s_by_tool[step.tool]  # a synthesised step: the fitted time
+            recorded_cpu = tp.cpu_s_by_tool.get(step.tool, 0.0)
+        wall = recorded_wall * tp.wall_scale
+        cpu_s = recorded_cpu * tp.wall_scale if recorded_cpu > 0 else wall * tp.default_cpu_fraction
         if wall <= 0 and cpu_s <= 0:
             ev = self._sleep(st, 0.0)
         elif cpu_s <= 1e-6 * max(1.0, wall):  # no CPU to speak of: it only waits

@@ -77,6 +77,7 @@ class LocalServer:
         cpu: ProcessorSharingCPU | None = None,
         sample_hook: SampleHook | None = None,
         sample_interval_s: float = 5.0,
+        cpu_consumer: str = "inference",
     ) -> None:
         self.env = env
         self.settings = settings
@@ -98,7 +99,8 @@ class LocalServer:
         self.cpu = cpu
         self.speed = 1.0
         if cpu is not None:
-            cpu.add_consumer("inference", self._on_cpu_share)
+            cpu.add_consumer(cpu_consumer, self._on_cpu_share)
+        self._cpu_consumer = cpu_consumer
         self._t = env.now
         self._generation = 0
         self.sample_hook = sample_hook
@@ -150,6 +152,12 @@ class LocalServer:
         if self._idle_holds_kv:
             used += self._idle_tokens
         return used
+
+    def kv_sampled(self) -> float:
+        """KV in use as a server sample reports it (``ServerProfile.kv_sampled_as``)."""
+        if self.settings.kv_sampled_as == "slots":
+            return float(sum(r.prompt_tokens + r.generated for r in self.active))
+        return self.kv_in_use()
 
     def slots_busy(self) -> int:
         return self._busy
@@ -236,7 +244,7 @@ class LocalServer:
             self._admit(self.queue.popleft())
         if self.cpu is not None:
             demand = float(self.settings.threads) if self.active else 0.0
-            self.speed = self._speed_from(self.cpu.set_demand("inference", demand))
+            self.speed = self._speed_from(self.cpu.set_demand(self._cpu_consumer, demand))
         self._plan_rates()
 
     def _fail_all_in_flight(self) -> None:

@@ -100,7 +100,7 @@ def test_intended_successes_add_up() -> None:
         assert all(0 <= wanted[(c, arch)] <= n for c, n in counts.items())
         published = [t.value for t in targets("success") if t.arch == arch]
         assert all(abs(fit.arch_success_target(arch) - p) <= 2 for p in published)
-    assert wanted[("terminal", "LO")] == 4 and wanted[("local_files", "LO")] == 9
+    assert wanted[("terminal", "LO")] == 5 and wanted[("local_files", "LO")] == 10
     assert len({t.label for t in TARGETS}) == len(TARGETS)
 
 

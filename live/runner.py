@@ -951,12 +951,20 @@ def run_sweep(options: SweepOptions) -> Path:
     tasks = select_run_tasks(options)
     if not tasks:
         raise AgbenchError("no task selected")
+    if options.agent_kind is AgentKind.REPLAY:  # every (task, architecture) needs its trajectory
+        from agbench.live.replay import ReplayAgent
+
+        assert isinstance(agent, ReplayAgent)
+        agent.check([t.id for t in tasks], options.archs)
     device = options.device or default_device_name()
     if store is None:
         run_dir = _new_run_dir(options)
         run_id = run_dir.name if options.out is None else f"{run_dir.name}-{uuid.uuid4().hex[:6]}"
         store = RunStore.create(run_dir, run_metadata(options, run_id, device, tasks))
         (run_dir / "raw_responses.jsonl").touch()  # every live run has one, even without model calls
+        if options.trajectories is not None:
+            # The run keeps the decisions it replayed, so the simulator can replay them too.
+            shutil.copyfile(options.trajectories, run_dir / "trajectories.jsonl")
     meta = store.meta()
     run_id = str(meta.get("run_id", run_dir.name))
     device = str(meta.get("device", device))

@@ -127,6 +127,10 @@ class ServerProfile:
     # + generated); "slots" = what llama.cpp's /slots shows and the live sampler sums: each busy
     # slot's whole prompt (from the moment it is admitted) plus the tokens it has generated.
     kv_sampled_as: str = "held"
+    # Time a request spends in the client, proxy and HTTP layer beyond the server's own
+    # prompt + generation work (fitted: live total_s minus llama.cpp's timings); counted in
+    # the call's TTFT and total time, as the live proxy measures them.
+    request_overhead_s: float = 0.0
     spec_draft_max: int = 0  # speculative decoding: draft tokens per step (MTP heads, draft model)
     spec_acceptance: float = 0.0  # probability each successive draft token is accepted
     spec_step_overhead: float = 0.0  # extra step time for drafting + verifying, as a fraction

@@ -277,14 +277,22 @@ class TaskAgent:
     ) -> Generator[simpy.Event, Any, LocalRequest | None]:
         w = self.w
         assert w.server is not None, "a local turn in an architecture without a local server"
+        t0 = w.env.now
+        overhead = w.profile.server.request_overhead_s
+        if overhead > 0:
+            yield self._sleep(st, overhead)
+            if st.expired:
+                return None
         req = w.server.submit(conv_key, sys_key, sys_tokens, prompt, turn.output_tokens)
+        if overhead <= 0:
+            t0 = req.t_arrive
         st.current = ("local", req, req.done)
         yield req.done
         if st.expired:
             return None
         st.calls += 1
         st.model_calls += 1
-        total = (req.t_done or w.env.now) - req.t_arrive
+        total = (req.t_done or w.env.now) - t0
         st.local_model_s += total
         st.prompt_tokens += prompt
         st.cached_tokens += req.cached
@@ -303,8 +311,8 @@ class TaskAgent:
                 agent="local" if role == "lead" else "local-sub",
                 endpoint="local",
                 call_id=f"{self.task.task}-{st.calls}",
-                t_start=req.t_arrive,
-                ttft_s=(req.t_first - req.t_arrive) if req.t_first is not None else None,
+                t_start=t0,
+                ttft_s=(req.t_first - t0) if req.t_first is not None else None,
                 total_s=total,
                 prompt_tokens=prompt,
                 cached_tokens=req.cached,
@@ -345,15 +353,21 @@ class TaskAgent:
         """A "cloud" call served by the stand-in llama-server (CloudProfile.standin_local)."""
         server = self.w.cloud_server
         assert server is not None
-        req = server.submit(conv_key, ("cloud",) + (sys_key,), sys_tokens, prompt, output)
+        t0 = self.w.env.now
+        overhead = self.w.profile.server.request_overhead_s
+        if overhead > 0:
+            yield self._sleep(st, overhead)
+            if st.expired:
+                return None
+        req = server.submit(conv_key, ("cloud", sys_key), sys_tokens, prompt, output)
         st.current = ("standin", req, req.done)
         yield req.done
         if st.expired:
             return None
         t_done = req.t_done if req.t_done is not None else self.w.env.now
-        ttft = (req.t_first - req.t_arrive) if req.t_first is not None else t_done - req.t_arrive
+        ttft = (req.t_first - t0) if req.t_first is not None else t_done - t0
         cost = self.w.profile.cloud.prices.cost(prompt, req.cached, req.completion_tokens)
-        return CloudReply(ttft, t_done - req.t_arrive, prompt, req.cached, req.completion_tokens, cost)
+        return CloudReply(ttft, t_done - t0, prompt, req.cached, req.completion_tokens, cost)
 
     def _cloud_call(
         self,

@@ -15,6 +15,7 @@ from typing import Any
 
 import tomli_w
 
+from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.server_fit import fit_server
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
@@ -23,14 +24,22 @@ from agbench.sim.profiles import Profile
 
 log = logging.getLogger(__name__)
 
+#: live/runner.py ``standin_server_settings``: the stand-in gets this many tokens per slot.
+STANDIN_CTX_PER_SLOT = 4096
+#: What the live replay agent does on a failed delegation (live/replay.py MAX_REDELEGATIONS = 2:
+#: always re-delegate, at most twice; the simulator counts failures, so 2 + 1).
+REPLAY_POLICY: dict[str, Any] = {"hcl_redelegate_p": 1.0, "hcl_redelegate_max": 3}
+
 
 def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     """The profile overlay as a plain dict (TOML tables), fits included under ``fit``."""
     tables = traces.tables
-    rates, server_fits = fit_server(tables["model_calls"])
+    rates, server_fits = fit_server(tables["model_calls"], bool(traces.meta.get("cloud_standin")))
     cloud, cloud_fits = fit_cloud(tables["model_calls"])
     tools, tool_fits = fit_tools(tables["tool_calls"])
     behaviour, behaviour_fits = fit_behaviour(tables["task_runs"], tables["model_calls"], tables["messages"])
+    harness, harness_fits = fit_harness(tables["task_runs"], tables["model_calls"], tables["tool_calls"])
+    behaviour.update(harness["behaviour"])
     meta = traces.meta
     level = traces.concurrency[0]
     settings = traces.server_settings(level)
@@ -44,23 +53,44 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
             "kv_unified": bool(settings.get("kv_unified", False)),
             "threads": int(settings.get("threads", 2)),
             "n_batch": int(settings.get("batch_size", 512)),
+            # The live sampler sums /slots (each busy slot's whole prompt + generated tokens):
+            # the simulated samples are taken the same way, so peaks compare like for like.
+            "kv_sampled_as": "slots",
+            # llama-server only reuses a slot's cache when its prompt shares the prefix.
+            "slot_policy": "llama-cpp",
+            # llama-server runs one batch at a time; prompts that arrive wait for the next
+            "prefill_scheduling": "iterations",
         }
+        if server["kv_unified"]:
+            # llama-server keeps idle slots' caches in a unified pool and purges them one by
+            # one when it fills, before failing the requests in flight (try_clear_idle_slots).
+            server["idle_cache_holds_kv"] = True
+            server["purge_idle_on_full"] = True
+    server.update(harness["server"])
     if rates:
         server["rates"] = {**rates, "source": "calibrated"}
     cpus = int(meta.get("host", {}).get("cpus") or 2)
+    behaviour_table: dict[str, Any] = {**behaviour, "deadline_s": float(meta.get("time_limit_s") or 7200.0)}
+    if meta.get("agent_kind") == "replay":
+        behaviour_table.update(REPLAY_POLICY)
     overlay: dict[str, Any] = {
         "device": {"name": str(meta.get("device", "device")), "cores": cpus, "gpu": False},
         "server": server,
         "tools": tools,
-        "behaviour": {**behaviour, "deadline_s": float(meta.get("time_limit_s") or 7200.0)},
+        "behaviour": behaviour_table,
     }
-    if cloud:
-        name = (
-            "cloud stand-in (local llama-server)"
-            if meta.get("cloud_standin")
-            else str(meta.get("cloud", {}).get("model", "cloud"))
-        )
-        overlay["cloud"] = {"name": name, **cloud}
+    if meta.get("cloud_standin"):
+        # The cloud was a second local llama-server on the same cores: simulate it as one.
+        threads = int(meta.get("options", {}).get("local_threads") or server.get("threads") or 0)
+        overlay["cloud"] = {
+            "name": "cloud stand-in (local llama-server)",
+            **cloud,
+            "standin_local": True,
+            "standin_ctx_per_slot": STANDIN_CTX_PER_SLOT,
+            "standin_threads": threads,
+        }
+    elif cloud:
+        overlay["cloud"] = {"name": str(meta.get("cloud", {}).get("model", "cloud")), **cloud}
     overlay["fit"] = {
         "source_runs": [str(p) for p in traces.run_dirs],
         "concurrency": traces.concurrency,
@@ -71,6 +101,7 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
         **cloud_fits,
         **tool_fits,
         **behaviour_fits,
+        **harness_fits,
     }
     Profile.from_dict({k: v for k, v in overlay.items()}, "calibrated profile")  # schema check
     return overlay

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, linear_fit, too_few
+from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, linear_fit, robust_nonneg_fit, too_few
 from agbench.calibration.overlap import decode_intervals, mean_overlap
 
 ALONE = 1.25  # a request that shared the server less than this on average counts as "alone"
@@ -25,37 +25,130 @@ def local_calls(model_calls: pd.DataFrame) -> pd.DataFrame:
     return calls.sort_values("t_start").reset_index(drop=True)
 
 
-def fit_decode(calls: pd.DataFrame) -> tuple[dict[str, float], FitQuality]:
-    """Per-token decode time against the mean decode batch the request saw."""
-    ok = calls[calls["error_class"].fillna("") == ""]
-    start, end = decode_intervals(calls)
-    batch = pd.Series(mean_overlap(start, end), index=calls.index)
-    rows = ok[(ok["completion_tokens"] >= 4) & (ok["predicted_ms"].fillna(0) > 0)]
-    if len(rows) < MIN_SAMPLES:
-        return {}, too_few("server.decode", len(rows), "roofline/default")
-    tau = rows["predicted_ms"].to_numpy(float) / 1000.0 / rows["completion_tokens"].to_numpy(float)
-    b = batch.loc[rows.index].to_numpy(float)
-    a, c, quality = linear_fit(b - 1.0, tau, "server.decode_step_s(batch)")
-    return {"decode_step_s": a, "decode_step_per_seq_s": c}, quality
-
-
-def fit_prefill(calls: pd.DataFrame) -> tuple[dict[str, float], FitQuality]:
-    """Seconds per uncached prompt token against context, from requests that ran alone."""
-    ok = calls[calls["error_class"].fillna("") == ""]
+def prefill_intervals(calls: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Prompt processing of each call: the ``prompt_ms`` that ended at its first token."""
     sent = calls["t_start"].to_numpy(float)
     first = sent + calls["ttft_s"].fillna(calls["total_s"]).to_numpy(float)
-    share = pd.Series(mean_overlap(sent, np.maximum(first, sent)), index=calls.index)
-    uncached = (ok["prompt_tokens"] - ok["cached_tokens"]).astype(float)
-    rows = ok[(uncached >= 16) & (ok["prompt_ms"].fillna(0) > 0)]
-    alone = rows[share.loc[rows.index] <= ALONE]
+    took = calls["prompt_ms"].fillna(0.0).to_numpy(float) / 1000.0
+    return np.maximum(sent, first - took), first
+
+
+def others_prefill_s(calls: pd.DataFrame) -> np.ndarray:
+    """Per call: seconds of *other* calls' prompt processing inside its decode interval.
+
+    llama.cpp's continuous batching puts waiting prompts into the same ``llama_decode`` as the
+    running sequences, so a sequence's ``predicted_ms`` includes those prompt chunks. The
+    simulator adds that interference itself (``ServerRates``: a step carries a prompt chunk),
+    so it is taken out here; otherwise it would be counted twice as a batch-size effect.
+    """
+    d0, d1 = decode_intervals(calls)
+    p0, p1 = prefill_intervals(calls)
+    out = np.zeros(len(calls))
+    for i in range(len(calls)):
+        overlap = np.clip(np.minimum(p1, d1[i]) - np.maximum(p0, d0[i]), 0.0, None)
+        overlap[i] = 0.0
+        out[i] = overlap.sum()
+    return out
+
+
+def others_context(calls: pd.DataFrame) -> np.ndarray:
+    """Per call: KV cells the *other* conversations on the server hold when it is sent.
+
+    In a unified pool every conversation's cells sit in one cache that attention scans (with
+    a mask), so a request's attention cost grows with everyone's context, not only its own.
+    A conversation counts while it is between its first and last call: its latest prompt +
+    completion before the moment.
+    """
+    keys = ["architecture", "concurrency", "task", "attempt", "agent"]
+    t = calls["t_start"].to_numpy(float)
+    out = np.zeros(len(calls))
+    groups = [g for _, g in calls.groupby(keys, sort=False)]
+    for g in groups:
+        gt = g["t_start"].to_numpy(float)
+        size = (g["prompt_tokens"] + g["completion_tokens"]).to_numpy(float)
+        mine = calls.index.isin(g.index)
+        first, last_end = gt.min(), (gt + g["total_s"].to_numpy(float)).max()
+        live = (~mine) & (t > first) & (t < last_end)
+        latest = np.searchsorted(gt, t[live], side="left") - 1
+        out[live] += np.where(latest >= 0, size[np.clip(latest, 0, None)], 0.0)
+    return out
+
+
+def decode_samples(calls: pd.DataFrame, unified: bool = False) -> pd.DataFrame:
+    """Per successful call of one server: decode seconds per token (net of the other requests'
+    prompt processing that shared its steps), the mean decode batch it saw, and its context."""
+    ok = calls["error_class"].fillna("") == ""
+    start, end = decode_intervals(calls)
+    frame = pd.DataFrame(
+        {
+            "batch": mean_overlap(start, end),
+            "interference_s": others_prefill_s(calls),
+            "predicted_s": calls["predicted_ms"].fillna(0.0).to_numpy(float) / 1000.0,
+            "tokens": calls["completion_tokens"].to_numpy(float),
+            "ctx": (calls["prompt_tokens"] + calls["completion_tokens"] / 2.0).to_numpy(float)
+            + (others_context(calls) if unified else 0.0),
+        },
+        index=calls.index,
+    )
+    frame = frame[ok & (frame["tokens"] >= 4) & (frame["predicted_s"] > 0)]
+    decode_s = np.maximum(frame["predicted_s"] - frame["interference_s"], 0.25 * frame["predicted_s"])
+    return frame.assign(tau=decode_s / frame["tokens"])
+
+
+def fit_decode(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, float], FitQuality]:
+    """``ServerRates.decode_step``: per-token time = step(batch, KV) with non-negative
+    coefficients (scipy nnls) for the fixed step, each extra sequence, and each KV token the
+    decoding batch attends to (approximated by batch x the request's own context).
+
+    On a CPU-only llama.cpp the step is compute bound: each sequence of the batch costs about
+    as much as one alone, and attention grows with the context, so both terms extrapolate to
+    batches the fit levels never reached (C = 4, 8).
+    """
+    frames = [decode_samples(calls, unified) for calls, unified in servers if not calls.empty]
+    rows = pd.concat(frames) if frames else pd.DataFrame()
+    if len(rows) < MIN_SAMPLES:
+        return {}, too_few("server.decode", len(rows), "roofline/default")
+    b = rows["batch"].to_numpy(float)
+    tau = rows["tau"].to_numpy(float)
+    design = np.column_stack([np.ones(len(rows)), b - 1.0, b * rows["ctx"].to_numpy(float)])
+    coef, quality = robust_nonneg_fit(design, tau, "server.decode_step_s(batch, kv)")
+    if coef[0] <= 0:  # no sensible intercept: the plain linear fit in the batch
+        a, c, quality = linear_fit(b - 1.0, tau, "server.decode_step_s(batch)")
+        return {"decode_step_s": a, "decode_step_per_seq_s": c}, quality
+    return {
+        "decode_step_s": float(coef[0]),
+        "decode_step_per_seq_s": float(coef[1]),
+        "decode_step_per_kv_token_s": float(coef[2]),
+    }, quality
+
+
+def prefill_samples(calls: pd.DataFrame, unified: bool = False) -> pd.DataFrame:
+    """One server's successful calls with their prompt-sharing factor (``share``) and the
+    cells other conversations hold in the pool (``others``: 0 unless the pool is unified)."""
+    ok = calls["error_class"].fillna("") == ""
+    sent = calls["t_start"].to_numpy(float)
+    first = sent + calls["ttft_s"].fillna(calls["total_s"]).to_numpy(float)
+    share = mean_overlap(sent, np.maximum(first, sent))
+    others = others_context(calls) if unified else np.zeros(len(calls))
+    frame = calls.assign(share=share, others=others)[ok]
+    uncached = (frame["prompt_tokens"] - frame["cached_tokens"]).astype(float)
+    return frame[(uncached >= 16) & (frame["prompt_ms"].fillna(0) > 0)]
+
+
+def fit_prefill(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, float], FitQuality]:
+    """Seconds per uncached prompt token against context, from requests that ran alone."""
+    frames = [prefill_samples(calls, unified) for calls, unified in servers if not calls.empty]
+    rows = pd.concat(frames) if frames else pd.DataFrame()
+    alone = rows[rows["share"] <= ALONE] if len(rows) else rows
     if len(alone) >= MIN_SAMPLES:
         rows = alone
     if len(rows) < MIN_SAMPLES:
         return {}, too_few("server.prefill", len(rows), "roofline/default")
     n = (rows["prompt_tokens"] - rows["cached_tokens"]).to_numpy(float)
     per_token = rows["prompt_ms"].to_numpy(float) / 1000.0 / n
-    ctx = rows["cached_tokens"].to_numpy(float) + n / 2.0
-    a, b, quality = linear_fit(ctx, per_token, "server.prefill_s_per_token(ctx)")
+    ctx = rows["cached_tokens"].to_numpy(float) + n / 2.0 + rows["others"].to_numpy(float)
+    design = np.column_stack([np.ones(len(ctx)), ctx])
+    (a, b), quality = robust_nonneg_fit(design, per_token, "server.prefill_s_per_token(ctx)")
     if a <= 0:
         a = float(np.median(per_token))
         b = 0.0
@@ -73,13 +166,24 @@ def prefix_cache_stats(calls: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def fit_server(model_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, Any]]:
-    """ServerRates fields (only those fitted) and the fit records for the profile's [fit]."""
+def fit_server(
+    model_calls: pd.DataFrame, cloud_standin: bool = False, unified: bool = False
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """ServerRates fields (only those fitted) and the fit records for the profile's [fit].
+
+    With a cloud stand-in (the same model on a second llama-server with the same threads),
+    its calls are samples of the same rates: each server's calls are fitted as their own
+    group (batches are reconstructed per server) and pooled.
+    """
     calls = local_calls(model_calls)
+    servers = [(calls, unified)]
+    if cloud_standin:  # one slot per task, split (not unified) pool
+        cloud = model_calls[model_calls["endpoint"] == "cloud"].sort_values("t_start")
+        servers.append((cloud.reset_index(drop=True), False))
     rates: dict[str, float] = {}
     fits: dict[str, Any] = {}
     for fitter, name in ((fit_decode, "decode"), (fit_prefill, "prefill")):
-        values, quality = fitter(calls)
+        values, quality = fitter(servers)
         rates.update(values)
         fits[f"server_{name}"] = quality.to_dict()
     fits["prefix_cache"] = prefix_cache_stats(calls)

@@ -15,10 +15,10 @@ import pandas as pd
 from agbench.calibration.fitting import MIN_SAMPLES, lognormal_fit, too_few
 
 
-def fit_cloud(model_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, Any]]:
+def fit_cloud(model_calls: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
     calls = model_calls[(model_calls["endpoint"] == "cloud") & (model_calls["error_class"].fillna("") == "")]
     fits: dict[str, Any] = {}
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     ttft = calls["ttft_s"].dropna().to_numpy(float)
     if len(ttft) >= MIN_SAMPLES:
         out["ttft_median_s"], out["ttft_sigma"], q = lognormal_fit(ttft, "cloud.ttft_s")
@@ -31,6 +31,10 @@ def fit_cloud(model_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, An
         fits["cloud_output_rate"] = q.to_dict()
     else:
         fits["cloud_output_rate"] = too_few("cloud.output_tok_s", len(rate), "scenario").to_dict()
+    consults = calls[(calls["architecture"] == "HLL") & (calls["prompt_tokens"] > 0)]
+    if len(consults) >= MIN_SAMPLES:
+        out["consult_prefix_tokens"] = int(np.median(consults["cached_tokens"]))
+        fits["cloud_consult_prefix"] = {"samples": len(consults), "method": "median cached tokens"}
     repeat = calls[calls["prompt_tokens"] > 0]
     if len(repeat) >= MIN_SAMPLES:
         out["cache_hit_p"] = float((repeat["cached_tokens"] > 0).mean())
@@ -41,11 +45,13 @@ def fit_cloud(model_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, An
     return out, fits
 
 
-def fit_tools(tool_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, Any]]:
+def fit_tools(tool_calls: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
     calls = tool_calls[tool_calls["wall_s"] > 0]
     if len(calls) < MIN_SAMPLES:
         return {}, {"tools": too_few("tools.cpu_fraction", len(calls), "default").to_dict()}
     per_tool: dict[str, Any] = {}
+    wall_by_tool: dict[str, float] = {}
+    cpu_by_tool: dict[str, float] = {}
     for name, group in calls.groupby("tool"):
         wall = group["wall_s"].to_numpy(float)
         per_tool[str(name)] = {
@@ -54,20 +60,24 @@ def fit_tools(tool_calls: pd.DataFrame) -> tuple[dict[str, float], dict[str, Any
             "wall_p95_s": float(np.percentile(wall, 95)),
             "cpu_fraction": float(group["cpu_s"].sum() / max(1e-9, group["wall_s"].sum())),
         }
+        # Means, not medians: what a suite's wall time adds up is the mean per call.
+        wall_by_tool[str(name)] = float(np.mean(wall))
+        cpu_by_tool[str(name)] = float(group["cpu_s"].astype(float).mean())
     fraction = float(calls["cpu_s"].sum() / max(1e-9, calls["wall_s"].sum()))
-    return {"default_cpu_fraction": min(1.0, max(0.0, fraction))}, {
-        "tools": {"samples": len(calls), "per_tool": per_tool}
+    tools: dict[str, Any] = {
+        "default_cpu_fraction": min(1.0, max(0.0, fraction)),
+        "wall_s_by_tool": wall_by_tool,
+        "cpu_s_by_tool": cpu_by_tool,
     }
+    return tools, {"tools": {"samples": len(calls), "per_tool": per_tool}}
 
 
 def fit_behaviour(
     task_runs: pd.DataFrame, model_calls: pd.DataFrame, messages: pd.DataFrame
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Agent statistics per category and architecture, and the harness's own time per task."""
+    """Agent statistics per category and architecture, and cloud exposure per architecture."""
     runs = task_runs[task_runs["status"] != "interrupted"]
-    out: dict[str, Any] = {}
-    if len(runs) >= 1:
-        out["harness_overhead_s"] = float(runs["other_s"].mean())
+    out: dict[str, Any] = {}  # the harness's own time: harness_fit.py
     exposure: dict[str, float] = {}
     for arch, group in runs.groupby("architecture"):
         total = group["sensitive_total"].sum()

@@ -135,6 +135,9 @@ def simulate_run(
             wl,
             device=entry["device"],
             run_id=f"sim-{run_dir.name}",
+            # the live monitors' interval: a sampled peak is compared with a sampled peak
+            sample_interval_s=float(meta.get("options", {}).get("sample_interval_s") or 0.5),
+            keep_order=bool(order),  # the live run's task order, not the simulator's shuffle
         )
         records += result.records
     sim_meta = {

@@ -24,8 +24,7 @@ OUT = HERE / "paper.ipynb"
 SETUP = """\
 import os
 from pathlib import Path
-import matplotlib
-matplotlib.use("Agg")
+%matplotlib inline
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
@@ -117,6 +116,8 @@ plt.show()
 
 PREDICT = """\
 frame = predict()
+# writing the run directories' reports switches matplotlib to its file backend: back to inline
+%matplotlib inline
 cols = ["device", "arch", "C", "success", "context_limit", "timeout", "verification_failed", "suite_h",
         "goodput_per_h", "completion_min", "cloud_cost_usd", "cloud_calls", "exposure"]
 display(frame[cols].round(2))
@@ -158,8 +159,9 @@ for ax, device in zip(axes, frame["device"].unique()):
         bottom = [b + v for b, v in zip(bottom, data[kind])]
     ax.set_xticks(range(len(data)), labels, fontsize=7)
     ax.set_title(f"{device}: outcomes of the 60 tasks")
+    ax.set_ylim(0, 72)
 axes[0].set_ylabel("tasks")
-axes[0].legend(fontsize=8)
+axes[0].legend(fontsize=8, loc="upper center", ncol=4)
 plt.tight_layout()
 plt.show()
 """
@@ -236,7 +238,7 @@ def build(execute: bool = True) -> nbformat.NotebookNode:
     nb = new_notebook(cells=cells(statement(predict())))
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     if execute:
-        os.environ.setdefault("MPLBACKEND", "Agg")
+        os.environ.pop("MPLBACKEND", None)  # the kernel's inline backend embeds the plots
         NotebookClient(
             nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
         ).execute()

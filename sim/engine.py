@@ -105,6 +105,7 @@ def simulate(
     run_id: str = "sim",
     sample_interval_s: float = 5.0,
     per_step_events: bool = False,
+    keep_order: bool = False,
 ) -> SimResult:
     """Simulate one configuration; deterministic for a given (profile, workload, seed).
 
@@ -170,7 +171,9 @@ def simulate(
         records,
         cloud_server=standin,
     )
-    queue = task_order(workload.tasks, seed)
+    # ``keep_order``: run the workload's tasks in the order given (validation replays a live
+    # run's own task order), not the seed's shuffle.
+    queue = list(workload.tasks) if keep_order else task_order(workload.tasks, seed)
     position = [0]
 
     def worker() -> Generator[simpy.Event, Any, None]:

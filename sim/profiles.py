@@ -123,6 +123,18 @@ class ServerProfile:
     slot_policy: str = "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
     slot_prompt_similarity: float = 0.1  # llama.cpp --slot-prompt-similarity
     idle_cache_holds_kv: bool = False  # unified pool: idle slots' cached prefixes count as in use
+    # llama-server's answer to a full unified pool (server-context.cpp, try_clear_idle_slots):
+    # first purge idle slots' caches one by one (lowest slot id first), and only when no idle
+    # slot holds anything fail every request in flight, clearing their caches too. Meant with
+    # idle_cache_holds_kv = true; off: a full pool fails the requests in flight at once.
+    purge_idle_on_full: bool = False
+    # How waiting prompts share the server. "shared": every prompt being processed advances
+    # at an equal share of the prefill throughput (fluid processor sharing). "iterations":
+    # llama-server's loop: each iteration builds one batch (the decoding sequences' tokens,
+    # then prompt tokens of the waiting slots in slot order up to n_batch), runs it to the
+    # end, and only then looks at prompts that arrived meanwhile; prompt tokens of a batch are
+    # done when the batch is. Decodes still advance one token per iteration.
+    prefill_scheduling: str = "shared"
     # What a server sample reports as KV in use: "held" = cells filled so far (cached + prefilled
     # + generated); "slots" = what llama.cpp's /slots shows and the live sampler sums: each busy
     # slot's whole prompt (from the moment it is admitted) plus the tokens it has generated.
@@ -166,6 +178,9 @@ class CloudProfile:
     standin_local: bool = False
     standin_ctx_per_slot: int = 4096
     standin_threads: int = 0  # inference threads of the stand-in; 0 = the local server's
+    # Leading tokens every consultation (HLL) shares: the consultant's own system prompt, which
+    # a provider or the stand-in keeps in its prefix cache (fitted: cached tokens of consults).
+    consult_prefix_tokens: int = 0
 
 
 @dataclass

@@ -213,9 +213,8 @@ class TaskAgent:
                 yield self._sleep(st, turn.think_s)
                 if st.expired:
                     return DEADLINE
-            elif w.profile.behaviour.turn_gap_s > 0:
-                if not (yield from self._harness_gap(st)):
-                    return DEADLINE
+            elif w.profile.behaviour.turn_gap_s > 0 and not (yield from self._harness_gap(st)):
+                return DEADLINE
             prompt = history + added
             if turn.endpoint == "local":
                 result = yield from self._local_call(
@@ -457,8 +456,16 @@ class TaskAgent:
 
     def _consult(self, st: TaskState, consult: Turn) -> Proc:
         t0 = self.w.env.now
+        prefix = self.w.profile.cloud.consult_prefix_tokens
         ok = yield from self._cloud_call(
-            st, "consult", consult.prompt_tokens_added, consult.output_tokens, 0, 0
+            st,
+            "consult",
+            consult.prompt_tokens_added,
+            consult.output_tokens,
+            0,
+            prefix,
+            None,
+            (self.w.arch, "consult") if prefix > 0 else None,
         )
         self._message(
             st, "consult", "local", "cloud", t0, consult.prompt_tokens_added, consult.output_tokens, ok

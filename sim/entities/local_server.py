@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import simpy
 
+from agbench.errors import AgbenchError
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.profiles import ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
@@ -53,6 +54,7 @@ class LocalRequest:
     finish_reason: str = ""
     error_class: str = ""
     status_code: int = 200
+    batch_left_at_start: float = 0.0  # prompt left when the current batch took it ("iterations")
 
     @property
     def held(self) -> float:
@@ -90,7 +92,18 @@ class LocalServer:
         # Idle slots' cached prefixes count against a unified pool (llama.cpp keeps them).
         self._idle_holds_kv = bool(settings.idle_cache_holds_kv and settings.kv_unified)
         self._kv_unified = bool(settings.kv_unified)
+        self._purge_on_full = bool(settings.purge_idle_on_full and settings.kv_unified)
         self._n_batch = settings.n_batch
+        if settings.prefill_scheduling not in ("shared", "iterations"):
+            raise AgbenchError(
+                f"unknown prefill_scheduling {settings.prefill_scheduling!r} (expected shared or iterations)"
+            )
+        self._iterations = settings.prefill_scheduling == "iterations"
+        # the batch being run ("iterations"): request -> its prompt tokens in it, and the
+        # nominal seconds of work left in it (it advances at ``speed`` per second)
+        self._batch_tokens: dict[LocalRequest, float] = {}
+        self._batch_left_s = 0.0
+        self._batch_step_s = 0.0
         self.slot_ctx = settings.slot_ctx(concurrency)
         self.pool_tokens = settings.n_ctx
         self.choose = slot_policy(settings.slot_policy)
@@ -111,6 +124,7 @@ class LocalServer:
         self.prompt_tokens_cached_total = 0
         self.generated_tokens_total = 0.0
         self.context_errors = 0
+        self.idle_purges = 0
         self.kv_peak = 0.0
         self.replans = 0
 
@@ -184,6 +198,8 @@ class LocalServer:
                     step = left
                 r.generated += step
                 self.generated_tokens_total += step
+        if self._batch_tokens:
+            self._batch_left_s -= self.speed * dt
 
     def _release(self, req: LocalRequest) -> None:
         slot = req.slot
@@ -216,7 +232,9 @@ class LocalServer:
         cached = max(
             0, min(cached, req.prompt_tokens - 1)
         )  # llama.cpp always evaluates the last prompt token
-        if self._kv_unified:  # a reclaimed prefix only survives as far as the pool has room
+        if self._kv_unified and not self._purge_on_full:
+            # a reclaimed prefix only survives as far as the pool has room (with purging, the
+            # slot's own cells are still in the pool: it keeps what it shares)
             cached = max(0, min(cached, int(self.pool_tokens - self.kv_in_use()) - 1))
         self._busy += 1
         self._idle_tokens -= slot.tokens
@@ -231,13 +249,20 @@ class LocalServer:
     def _replan(self) -> None:
         self.replans += 1
         now = self.env._now
+        if self._batch_tokens:
+            self._end_batch_if_done()
         for r in list(self.active) if self.active else ():
             if r.t_first is None and r.prefill_left <= EPS:
                 r.prefill_left, r.t_first = 0.0, now
             if r.t_first is not None and r.generated >= r.out_target - EPS:
                 r.generated = float(r.out_target)
                 self._finish(r)
-        if self._kv_unified and self.active and self.kv_in_use() >= self.pool_tokens - EPS:
+        if (
+            self._kv_unified
+            and self.active
+            and self.kv_in_use() >= self.pool_tokens - EPS
+            and (not self._purge_on_full or not self._purge_idle_until_room(self.pool_tokens - EPS))
+        ):
             self._fail_all_in_flight()
         n_slots = len(self.slots)
         while self.queue and self._busy < n_slots:
@@ -252,6 +277,24 @@ class LocalServer:
             r.error_class, r.status_code = "context_limit", 500
             self.context_errors += 1
             self._finish(r)
+            if self._purge_on_full and r.slot is not None:  # llama.cpp clears their prompts
+                self._clear_slot(r.slot)
+
+    def _clear_slot(self, slot: Slot) -> None:
+        self._idle_tokens -= slot.tokens
+        slot.tokens = 0
+        slot.conv = slot.sys_key = None
+
+    def _purge_idle_until_room(self, full: float) -> bool:
+        """Purge idle slots' caches, lowest id first, until the pool is below ``full``;
+        False when it is still full with no idle cache left (then requests must fail)."""
+        while self.kv_in_use() >= full:
+            victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
+            if victim is None:
+                return False
+            self._clear_slot(victim)
+            self.idle_purges += 1
+        return True
 
     def _speed_from(self, allocated: float) -> float:
         threads = float(self.settings.threads)
@@ -265,6 +308,9 @@ class LocalServer:
         self._plan_rates()
 
     def _plan_rates(self) -> None:
+        if self._iterations:
+            self._plan_iterations()
+            return
         # Runs on every event: one pass to split the batch, plain loops, no temporaries.
         # The float operations and their order are the reference's (results are compared
         # bit for bit), so rewrite with care.
@@ -332,6 +378,107 @@ class LocalServer:
             self._last_sample = now
             self.sample_hook(self)
 
+    def _end_batch_if_done(self) -> None:
+        """The running batch ("iterations") is over: its prompt tokens are processed exactly."""
+        if not self._batch_tokens or self._batch_left_s > EPS * max(1.0, self._batch_step_s):
+            return
+        for r, tokens in self._batch_tokens.items():
+            if r in self.active and r.t_first is None:
+                target_left = r.batch_left_at_start - tokens
+                moved = r.prefill_left - target_left
+                r.prefill_left = target_left if target_left > EPS else 0.0
+                r.prefilled += moved
+                self.prompt_tokens_total += moved
+        self._batch_tokens = {}
+        self._batch_left_s = 0.0
+
+    def _start_batch(self, decoding: int, kv_decoding: float) -> None:
+        """llama-server's next batch: decode tokens, then waiting prompts in slot order."""
+        budget = float(self._n_batch - decoding)
+        if budget < 1.0:
+            budget = 1.0
+        waiting = sorted(
+            (r for r in self.active if r.t_first is None and r.prefill_left > EPS),
+            key=lambda r: r.slot.index if r.slot is not None else 0,
+        )
+        tokens_in = 0.0
+        ctx = 0.0
+        for r in waiting:
+            if budget <= 0:
+                break
+            take = min(r.prefill_left, budget)
+            budget -= take
+            r.batch_left_at_start = r.prefill_left
+            self._batch_tokens[r] = take
+            tokens_in += take
+            ctx += (r.cached + r.prefilled + take / 2.0) * take
+        if not self._batch_tokens:
+            return
+        rates = self.rates
+        step = rates.decode_step(decoding, kv_decoding) if decoding else 0.0
+        step += tokens_in / rates.prefill_rate(ctx / tokens_in)
+        self._batch_step_s = step
+        self._batch_left_s = step
+
+    def _plan_iterations(self) -> None:
+        """``_plan_rates`` for prefill_scheduling = "iterations" (see ServerProfile)."""
+        self._end_batch_if_done()
+        rates = self.rates
+        decoding: list[LocalRequest] = []
+        kv_decoding = 0.0
+        used = 0.0
+        for r in self.active:
+            held = r.cached + r.prefilled + r.generated
+            used += held
+            r.rate_p = 0.0
+            r.rate_d = 0.0
+            if r.t_first is not None:
+                decoding.append(r)
+                kv_decoding += held
+        batch = len(decoding)
+        if not self._batch_tokens:
+            self._start_batch(batch, kv_decoding)
+        next_dt = math.inf
+        growth = 0.0
+        speed = self.speed
+        if self._batch_tokens:
+            step = self._batch_step_s
+            if speed > 0:
+                next_dt = max(0.0, self._batch_left_s) / speed
+            for r, tokens in self._batch_tokens.items():
+                if r in self.active and r.t_first is None:
+                    r.rate_p = speed * tokens / step
+                    growth += r.rate_p
+        else:
+            step = rates.decode_step(batch, kv_decoding) if batch else 0.0
+        if batch and step > 0:
+            decode_each = speed * rates.spec_tokens_per_step / step
+            limit = next_dt * decode_each
+            for r in decoding:
+                r.rate_d = decode_each
+                left = r.out_target - r.generated
+                if left < limit:
+                    next_dt = left / decode_each
+                    limit = next_dt * decode_each
+            growth += decode_each * batch
+        if self._idle_holds_kv:
+            used += self._idle_tokens
+        if used > self.kv_peak:
+            self.kv_peak = used
+        if self._kv_unified and growth > 0:
+            full_in = (self.pool_tokens - used) / growth
+            if full_in < next_dt:
+                next_dt = full_in
+        self._generation += 1
+        if next_dt < math.inf:
+            generation = self._generation
+            wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
+            wake.callbacks.append(lambda _ev: self._wake(generation))
+        now = self.env._now
+        if self.sample_hook is not None and now - self._last_sample >= self.sample_interval_s:
+            self._last_sample = now
+            self.sample_hook(self)
+
     def _wake(self, generation: int) -> None:
         if generation != self._generation:
             return
@@ -347,7 +494,8 @@ class LocalServer:
                 r.generated = float(r.out_target)
         if self._kv_unified and self.active:
             used = self.kv_in_use()
-            if used >= self.pool_tokens - 1e-6 * self.pool_tokens:
+            full = self.pool_tokens - 1e-6 * self.pool_tokens
+            if used >= full and (not self._purge_on_full or not self._purge_idle_until_room(full)):
                 self._fail_all_in_flight()
         self._replan()
 

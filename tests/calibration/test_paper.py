@@ -126,7 +126,7 @@ def _kernel_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def test_paper_notebook_executes_and_renders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nb = nbformat.read(NOTEBOOK, as_version=4)  # type: ignore[no-untyped-call]
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend embeds the plots
     kernel = _kernel_name(tmp_path, monkeypatch)
     NotebookClient(nb, timeout=300, kernel_name=kernel, resources={"metadata": {"path": str(ROOT)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]

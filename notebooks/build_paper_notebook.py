@@ -116,8 +116,6 @@ plt.show()
 
 PREDICT = """\
 frame = predict()
-# writing the run directories' reports switches matplotlib to its file backend: back to inline
-%matplotlib inline
 cols = ["device", "arch", "C", "success", "context_limit", "timeout", "verification_failed", "suite_h",
         "goodput_per_h", "completion_min", "cloud_cost_usd", "cloud_calls", "exposure"]
 display(frame[cols].round(2))

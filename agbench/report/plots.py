@@ -14,16 +14,21 @@ from collections.abc import Sequence
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, NullLocator
 
-plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "agbench", "font.size": 9})
+# Figures are built on matplotlib.figure.Figure directly (no pyplot): no global backend is
+# switched, so importing the report module leaves a notebook's inline plotting alone.
+_STYLE: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "agbench", "font.size": 9}
+
+
+def _subplots(*args: Any, figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+        fig = Figure(figsize=figsize)
+        return fig, fig.subplots(*args, **kwargs)
+
 
 BREAKDOWN_COLORS = {
     "local_model": "#4c72b0",
@@ -52,8 +57,8 @@ def tag_of(conf: dict[str, Any]) -> str:
 
 def to_svg(fig: Figure) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+        fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
     text = text[text.index("<svg") :]
     return _METADATA.sub("", text)
@@ -74,7 +79,7 @@ def success_heatmap(configs: Sequence[dict[str, Any]]) -> str:
     panels: dict[str, list[dict[str, Any]]] = {}
     for c in configs:
         panels.setdefault(f"[{tag_of(c)}] {c['device']}", []).append(c)
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.0), squeeze=False)
+    fig, axes = _subplots(1, len(panels), figsize=(4.2 * len(panels), 3.0), squeeze=False)
     for ax, (title, items) in zip(axes[0], panels.items(), strict=True):
         archs = list(dict.fromkeys(c["architecture"] for c in items))
         concs = sorted({int(c["concurrency"]) for c in items})
@@ -103,7 +108,7 @@ def category_heatmap(configs: Sequence[dict[str, Any]]) -> str:
             cell = c.get("by_category", {}).get(cat)
             if cell and cell["success_rate"] is not None:
                 grid[i, j] = cell["success_rate"]
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(categories) + 2.5), _bar_height(len(configs))))
+    fig, ax = _subplots(figsize=(max(4.0, 0.9 * len(categories) + 2.5), _bar_height(len(configs))))
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(categories)), categories, rotation=30, ha="right")
     ax.set_yticks(range(len(configs)), labels)
@@ -114,7 +119,7 @@ def category_heatmap(configs: Sequence[dict[str, Any]]) -> str:
 
 def concurrency_lines(configs: Sequence[dict[str, Any]]) -> str:
     """Goodput and suite wall-clock time against concurrency, one line per architecture."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.2))
+    fig, (left, right) = _subplots(1, 2, figsize=(9.0, 3.2))
     series: dict[str, list[dict[str, Any]]] = {}
     multi_source = len({tag_of(c) for c in configs}) > 1
     multi_device = len({c["device"] for c in configs}) > 1
@@ -151,7 +156,7 @@ def _stacked_bars(
     title: str,
 ) -> str:
     labels = _labels(configs)
-    fig, ax = plt.subplots(figsize=(7.5, _bar_height(len(configs))))
+    fig, ax = _subplots(figsize=(7.5, _bar_height(len(configs))))
     left = np.zeros(len(configs))
     for index, (name, values) in enumerate(parts.items()):
         color = colors[index % len(colors)] if colors else None
@@ -175,7 +180,7 @@ def time_breakdown(configs: Sequence[dict[str, Any]]) -> str:
 def cloud_cost(configs: Sequence[dict[str, Any]]) -> str:
     """Cost split by token kind (left) and by successful vs failed tasks (right)."""
     labels = _labels(configs)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, _bar_height(len(configs))), sharey=True)
+    fig, (left, right) = _subplots(1, 2, figsize=(10.0, _bar_height(len(configs))), sharey=True)
     start = np.zeros(len(configs))
     for name in ("cached_input", "uncached_input", "output"):
         values = np.asarray([c["cloud_cost_breakdown_usd"][name] for c in configs], dtype=float)
@@ -203,7 +208,7 @@ def cloud_cost(configs: Sequence[dict[str, Any]]) -> str:
 
 def exposure(configs: Sequence[dict[str, Any]]) -> str:
     labels = _labels(configs)
-    fig, ax = plt.subplots(figsize=(7.5, _bar_height(len(configs))))
+    fig, ax = _subplots(figsize=(7.5, _bar_height(len(configs))))
     ratios = [c["exposure_ratio"] for c in configs]
     ax.barh(labels, ratios, color="#c44e52")
     for i, c in enumerate(configs):
@@ -250,7 +255,7 @@ def distributions(
                 names.append(f"{label} · {endpoint}")
     if not data:
         return None
-    fig, ax = plt.subplots(figsize=(7.5, _bar_height(len(data))))
+    fig, ax = _subplots(figsize=(7.5, _bar_height(len(data))))
     ax.boxplot(data, orientation="horizontal", whis=(5, 95), showfliers=False)
     ax.set_yticks(range(1, len(names) + 1), names)
     ax.invert_yaxis()
@@ -264,7 +269,7 @@ def distributions(
 
 def kv_usage(groups: Sequence[tuple[str, pd.DataFrame]]) -> str | None:
     """Local KV-cache usage over time (fraction of cells), one line per configuration."""
-    fig, ax = plt.subplots(figsize=(8.0, 3.2))
+    fig, ax = _subplots(figsize=(8.0, 3.2))
     drawn = 0
     for label, samples in groups:
         kv = samples[samples["kv_total"] > 0].sort_values("t") if len(samples) else samples
@@ -276,7 +281,6 @@ def kv_usage(groups: Sequence[tuple[str, pd.DataFrame]]) -> str | None:
         ax.plot(t - t[0], (kv["kv_used"] / kv["kv_total"]).to_numpy(dtype=float), label=label, lw=1)
         drawn += 1
     if not drawn:
-        plt.close(fig)
         return None
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("seconds since the configuration's first sample")

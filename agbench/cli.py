@@ -123,7 +123,9 @@ def serve(model: str, port: int | None, parallel: int, ctx: int, kv_unified: boo
     """Run llama.cpp's llama-server in the foreground on 127.0.0.1."""
     from agbench.live.serving import serve_forever
 
-    settings = ServerSettings(model=model, n_ctx=ctx, n_parallel=parallel, kv_unified=kv_unified, threads=threads)
+    settings = ServerSettings(
+        model=model, n_ctx=ctx, n_parallel=parallel, kv_unified=kv_unified, threads=threads
+    )
     serve_forever(settings, port)
 
 
@@ -155,16 +157,35 @@ def _run_options(func: F) -> F:
         click.option("--task", "task_ids", multiple=True, help="Run this task (repeatable)."),
         click.option("--local-url", default=None, help="Use this OpenAI-compatible local server."),
         click.option("--local-model", default="smollm2-135m", show_default=True),
-        click.option("--cloud-url", default=None, help="OpenAI-compatible cloud URL (key from $AGBENCH_CLOUD_API_KEY)."),
+        click.option(
+            "--cloud-url", default=None, help="OpenAI-compatible cloud URL (key from $AGBENCH_CLOUD_API_KEY)."
+        ),
         click.option("--cloud-model", default=None),
-        click.option("--local-ctx", type=click.IntRange(min=64), default=None, help="Total KV tokens of the managed server."),
-        click.option("--local-parallel", type=click.IntRange(min=1), default=None, help="Slots (default: the concurrency)."),
+        click.option(
+            "--local-ctx",
+            type=click.IntRange(min=64),
+            default=None,
+            help="Total KV tokens of the managed server.",
+        ),
+        click.option(
+            "--local-parallel",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Slots (default: the concurrency).",
+        ),
         click.option("--local-kv-unified", is_flag=True),
         click.option("--local-threads", type=click.IntRange(min=1), default=None),
-        click.option("--agent", type=click.Choice(["model", "replay", "oracle", "null"]), default="model", show_default=True),
+        click.option(
+            "--agent",
+            type=click.Choice(["model", "replay", "oracle", "null"]),
+            default="model",
+            show_default=True,
+        ),
         click.option("--trajectories", type=click.Path(path_type=Path), default=None),
         click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
-        click.option("--time-limit", type=float, default=None, help="Per-task deadline in seconds (default 7200)."),
+        click.option(
+            "--time-limit", type=float, default=None, help="Per-task deadline in seconds (default 7200)."
+        ),
         click.option("--tool-call-parser", default="auto", show_default=True),
         click.option("--max-tokens", type=int, default=None),
         click.option("--device", default=None, help="Device name recorded in the traces."),
@@ -181,7 +202,9 @@ def _sweep(archs: str, concurrency: str, resume: Path | None, kwargs: dict[str, 
     arch_list, levels = parse_architectures(archs), parse_concurrency(concurrency)
     kwargs["task_ids"] = list(kwargs["task_ids"])
     if kwargs["agent"] == "replay" and kwargs["trajectories"] is None and resume is None:
-        raise AgbenchError("--agent replay needs --trajectories FILE (make one with `agbench trajectories synth`)")
+        raise AgbenchError(
+            "--agent replay needs --trajectories FILE (make one with `agbench trajectories synth`)"
+        )
     from agbench.live.runner import SweepOptions, run_sweep
 
     options = SweepOptions(archs=arch_list, concurrency=levels, resume=resume, **kwargs)
@@ -255,7 +278,9 @@ def trajectories_synth(
 # ---- reports, simulation, calibration ----------------------------------------------------------
 @main.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Where a comparison of several runs goes.")
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Where a comparison of several runs goes."
+)
 @_one_line_errors
 def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     """(Re)write the report files of these runs."""
@@ -272,7 +297,9 @@ def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=None)
 @click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
-@click.option("--trajectories", type=click.Path(path_type=Path), default=None, help="Replay this trajectory set.")
+@click.option(
+    "--trajectories", type=click.Path(path_type=Path), default=None, help="Replay this trajectory set."
+)
 @click.option("--profile", type=click.Path(path_type=Path), default=None, help="A calibrated profile.")
 @click.option("--limit", type=int, default=None)
 @_one_line_errors

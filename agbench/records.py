@@ -203,7 +203,15 @@ class Exposure:
     where: str  # "instruction" | "tool_output" | "message" | "file" | "request"
 
 
-RECORD_TYPES: tuple[type[Any], ...] = (TaskRun, ModelCall, ToolCall, Message, ServerSample, ResourceSample, Exposure)
+RECORD_TYPES: tuple[type[Any], ...] = (
+    TaskRun,
+    ModelCall,
+    ToolCall,
+    Message,
+    ServerSample,
+    ResourceSample,
+    Exposure,
+)
 TABLES: dict[str, type[Any]] = {cls.TABLE: cls for cls in RECORD_TYPES}
 
 _ARROW_TYPES: dict[Any, pa.DataType] = {

@@ -141,8 +141,16 @@ def load_task(path: Path) -> Task:
     lim = data.get("limits", {})
     tools = data.get("tools")
     known = {
-        "id", "category", "difficulty", "time_limit_s", "resources", "network",
-        "required_programs", "sensitive", "limits", "tools",
+        "id",
+        "category",
+        "difficulty",
+        "time_limit_s",
+        "resources",
+        "network",
+        "required_programs",
+        "sensitive",
+        "limits",
+        "tools",
     }
     return Task(
         id=task_id,

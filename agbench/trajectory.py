@@ -128,11 +128,15 @@ class TrajectorySet:
         if "trajectory_set" not in header:
             raise AgbenchError(f"{path} is not an agbench trajectory file (no header line)")
         if int(header["trajectory_set"]) > TRAJECTORY_VERSION:
-            raise AgbenchError(f"{path}: trajectory format {header['trajectory_set']} is newer than this agbench's")
+            raise AgbenchError(
+                f"{path}: trajectory format {header['trajectory_set']} is newer than this agbench's"
+            )
         trajectories = []
         for number, line in enumerate(lines[1:], start=2):
             try:
                 trajectories.append(trajectory_from_dict(json.loads(line)))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise AgbenchError(f"{path}:{number}: bad trajectory ({exc})") from None
-        return cls(source=str(header.get("source", "")), trajectories=trajectories, profile=header.get("profile", {}))
+        return cls(
+            source=str(header.get("source", "")), trajectories=trajectories, profile=header.get("profile", {})
+        )

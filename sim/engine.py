@@ -67,7 +67,7 @@ def cloud_standin_server(
     profile: Profile,
     concurrency: int,
     cpu: ProcessorSharingCPU,
-    sample: Callable[[LocalServer, str], None],
+    sample: Callable[..., None],
     sample_interval_s: float,
 ) -> LocalServer:
     """The live harness's cloud stand-in: the same model on a second llama-server, one slot
@@ -88,7 +88,7 @@ def cloud_standin_server(
         resolve_rates(profile),
         concurrency,
         cpu=None if profile.device.gpu else cpu,
-        sample_hook=lambda s: sample(s, STANDIN_SERVER),
+        sample_hook=lambda s, **at: sample(s, STANDIN_SERVER, **at),
         sample_interval_s=sample_interval_s,
         cpu_consumer="inference-cloud-standin",
     )
@@ -120,7 +120,9 @@ def simulate(
     records: list[Any] = []
     server: LocalServer | None = None
 
-    def sample(s: LocalServer, name: str = "local") -> None:
+    def sample(
+        s: LocalServer, name: str = "local", *, t: float | None = None, kv: float | None = None
+    ) -> None:
         records.append(
             ServerSample(
                 run_id=run_id,
@@ -128,10 +130,10 @@ def simulate(
                 architecture=arch_name,
                 concurrency=concurrency,
                 server=name,
-                t=env.now,
+                t=env.now if t is None else t,
                 slots_busy=s.slots_busy(),
                 slots_total=len(s.slots),
-                kv_used=int(s.kv_sampled()),
+                kv_used=int(s.kv_sampled() if kv is None else kv),
                 kv_total=s.pool_tokens,
                 requests_processing=len(s.active),
                 requests_waiting=len(s.queue),

@@ -52,7 +52,7 @@ METRIC_COLUMNS: dict[str, list[str]] = {
     "model_calls": [*ATTEMPT_KEYS, "endpoint", "ttft_s", "output_tok_s", "total_s", "queue_s", "error_class"],
     "tool_calls": [*ATTEMPT_KEYS, "tool", "wall_s", "cpu_s"],
     "messages": [*ATTEMPT_KEYS, "kind", "ok"],
-    "server_samples": [*CONFIG_KEYS, "t", "kv_used", "kv_total", "slots_busy", "requests_waiting"],
+    "server_samples": [*CONFIG_KEYS, "server", "t", "kv_used", "kv_total", "slots_busy", "requests_waiting"],
     "resource_samples": [*CONFIG_KEYS, "t", "cpu_percent", "mem_used_bytes"],
     "exposures": [*ATTEMPT_KEYS, "item"],
 }

@@ -72,7 +72,13 @@ def endpoint_figures(calls: pd.DataFrame) -> dict[ConfigKey, dict[str, dict[str,
 
 
 def sample_figures(samples: pd.DataFrame) -> dict[ConfigKey, dict[str, Any]]:
-    """Per configuration: peak and mean KV usage, peak waiting requests, sample count."""
+    """Per configuration: peak and mean KV usage, peak waiting requests, sample count.
+
+    Only the local server counts: a cloud stand-in is sampled too, but its pool is not the
+    device's KV cache the paper's serving view (and the simulator) describe.
+    """
+    if "server" in samples.columns:
+        samples = samples[samples["server"].astype(str) == "local"]
     if not len(samples):
         return {}
     frame = samples[[*CONFIG_KEYS, "kv_used", "kv_total", "requests_waiting"]].copy()

@@ -272,6 +272,8 @@ def kv_usage(groups: Sequence[tuple[str, pd.DataFrame]]) -> str | None:
     fig, ax = _subplots(figsize=(8.0, 3.2))
     drawn = 0
     for label, samples in groups:
+        if len(samples) and "server" in samples.columns:
+            samples = samples[samples["server"].astype(str) == "local"]  # not a cloud stand-in's pool
         kv = samples[samples["kv_total"] > 0].sort_values("t") if len(samples) else samples
         if not len(kv):
             continue

@@ -24,5 +24,5 @@ rm -rf "$HERE/run" "$HERE/trajectories.jsonl"
   --archs LO,CO,HCL,HLL --concurrency 1,2,4,8 "${args[@]}" \
   --local-ctx 4096 --local-kv-unified --local-threads 1 --out "$HERE/run" --quiet
 cp "$HERE/trajectories.jsonl" "$HERE/run/trajectories.jsonl"
-rm -rf "$HERE/run/journal" "$HERE/run/traces/parts" "$HERE/run/raw_responses.jsonl"
+rm -rf "$HERE/run/journal" "$HERE/run/traces/parts" "$HERE/run/raw_responses.jsonl" "$HERE/run/logs"
 du -sh "$HERE/run"

@@ -66,7 +66,7 @@ class LocalRequest:
         return round(self.generated)
 
 
-SampleHook = Callable[["LocalServer"], None]
+SampleHook = Callable[..., None]  # (server, *, t=None, kv=None): a sample of the server now or at t
 
 
 class LocalServer:
@@ -119,6 +119,10 @@ class LocalServer:
         self.sample_hook = sample_hook
         self.sample_interval_s = sample_interval_s
         self._last_sample = -math.inf
+        # "slots" sampling polls on a clock, as the live sampler polls /slots: one sample every
+        # interval, of the state at that instant (not at the next event after it)
+        self._grid_sampling = settings.kv_sampled_as == "slots"
+        self._next_grid = env.now
         # counters, as llama.cpp's /metrics has them
         self.prompt_tokens_total = 0.0
         self.prompt_tokens_cached_total = 0
@@ -180,6 +184,8 @@ class LocalServer:
     def _advance(self) -> None:
         now = self.env._now
         dt = now - self._t
+        if dt > 0 and self._grid_sampling and self.sample_hook is not None and now >= self._next_grid:
+            self._sample_grid(self._t, now)
         self._t = now
         if dt <= 0:
             return
@@ -200,6 +206,19 @@ class LocalServer:
                 self.generated_tokens_total += step
         if self._batch_tokens:
             self._batch_left_s -= self.speed * dt
+
+    def _sample_grid(self, since: float, now: float) -> None:
+        """Samples at the clock ticks in (since, now]: between events every rate is constant,
+        so each busy slot's prompt + generated tokens at a tick is known exactly."""
+        assert self.sample_hook is not None
+        while self._next_grid <= now:
+            t = self._next_grid
+            kv = 0.0
+            for r in self.active:
+                generated = r.generated + r.rate_d * (t - since) if t > since else r.generated
+                kv += r.prompt_tokens + min(generated, float(r.out_target))
+            self.sample_hook(self, t=t, kv=kv)
+            self._next_grid = t + self.sample_interval_s
 
     def _release(self, req: LocalRequest) -> None:
         slot = req.slot
@@ -374,7 +393,11 @@ class LocalServer:
             wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
             wake.callbacks.append(lambda _ev: self._wake(generation))
         now = self.env._now
-        if self.sample_hook is not None and now - self._last_sample >= self.sample_interval_s:
+        if (
+            self.sample_hook is not None
+            and not self._grid_sampling
+            and now - self._last_sample >= self.sample_interval_s
+        ):
             self._last_sample = now
             self.sample_hook(self)
 
@@ -475,7 +498,11 @@ class LocalServer:
             wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
             wake.callbacks.append(lambda _ev: self._wake(generation))
         now = self.env._now
-        if self.sample_hook is not None and now - self._last_sample >= self.sample_interval_s:
+        if (
+            self.sample_hook is not None
+            and not self._grid_sampling
+            and now - self._last_sample >= self.sample_interval_s
+        ):
             self._last_sample = now
             self.sample_hook(self)
 

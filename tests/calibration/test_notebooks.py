@@ -15,7 +15,6 @@ REFERENCE = ROOT / "calibration" / "reference" / "run"
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (REFERENCE / "run.json").is_file(), reason="reference dataset not recorded")
 @pytest.mark.parametrize("name", ["calibration.ipynb", "whatif.ipynb"])
 def test_notebook_executes_and_renders(name: str, tmp_path: Path) -> None:
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)

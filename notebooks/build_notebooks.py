@@ -7,9 +7,11 @@ reproducible; the tests execute them headless on the committed reference dataset
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nbformat
+from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
@@ -100,7 +102,7 @@ CALIBRATION = [
         "fig, axes = plt.subplots(1, len(key), figsize=(4 * len(key), 3.6))\n"
         "for ax, metric in zip(axes, key):\n"
         "    sub = frame[frame.metric == metric]\n"
-        "    labels = [f\"{a}\\nC={c}\" for a, c in zip(sub.architecture, sub.concurrency)]\n"
+        '    labels = [f"{a}\\nC={c}" for a, c in zip(sub.architecture, sub.concurrency)]\n'
         "    x = np.arange(len(sub))\n"
         "    ax.bar(x - 0.2, sub.live, 0.4, label='live'); ax.bar(x + 0.2, sub.sim, 0.4, label='sim')\n"
         "    ax.set_xticks(x, labels, fontsize=6); ax.set_title(metric, fontsize=9)\n"
@@ -181,19 +183,24 @@ WHATIF = [
         "fig, ax = plt.subplots(figsize=(6, 4))\n"
         "sc = ax.scatter(c8.cloud_cost_usd, c8.goodput_per_h, s=50 + 400 * c8.exposure_ratio, c=range(len(c8)), cmap='tab10')\n"
         "for _, r in c8.iterrows():\n"
-        "    ax.annotate(f\"{r.architecture} (exposure {r.exposure_ratio:.0%})\", (r.cloud_cost_usd, r.goodput_per_h), fontsize=8)\n"
+        '    ax.annotate(f"{r.architecture} (exposure {r.exposure_ratio:.0%})", (r.cloud_cost_usd, r.goodput_per_h), fontsize=8)\n'
         "ax.set(xlabel='cloud cost (USD)', ylabel='goodput (tasks/h)', title='bubble size = exposure')\n"
         "plt.show()"
     ),
 ]
 
 
-def build() -> None:
+def build(execute: bool = True) -> None:
+    """Write both notebooks; executed (outputs kept, for readers) unless ``execute`` is false."""
     for name, cells in (("calibration.ipynb", CALIBRATION), ("whatif.ipynb", WHATIF)):
         nb = new_notebook(cells=cells)
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        if execute:
+            NotebookClient(
+                nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE.parent)}}
+            ).execute()
         nbformat.write(nb, HERE / name)
 
 
 if __name__ == "__main__":
-    build()
+    build(execute="--no-execute" not in sys.argv)

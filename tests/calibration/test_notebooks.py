@@ -19,11 +19,19 @@ REFERENCE = ROOT / "calibration" / "reference" / "run"
 def test_notebook_executes_and_renders(name: str, tmp_path: Path) -> None:
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     os.environ["AGBENCH_ROOT"] = str(ROOT)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"
+    ]
     assert not errors
     images = sum(
-        1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})
+        1
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
     )
     assert images >= 2, "the plots did not render"
     html, _ = HTMLExporter().from_notebook_node(nb)

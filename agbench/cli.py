@@ -335,12 +335,13 @@ def sim(
 @main.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@click.option("--fit-concurrency", default=None, help="Fit only on these levels, e.g. 1,2 (default: all).")
 @_one_line_errors
-def calibrate(run_dirs: tuple[Path, ...], output: Path) -> None:
+def calibrate(run_dirs: tuple[Path, ...], output: Path, fit_concurrency: str | None) -> None:
     """Fit a simulator profile from live runs."""
     from agbench.calibration import calibrate as fit
 
-    fit(list(run_dirs), output)
+    fit(list(run_dirs), output, concurrency=parse_concurrency(fit_concurrency) if fit_concurrency else None)
     click.echo(f"profile: {output}")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import tomli_w
 
 from agbench.calibration.harness_fit import fit_harness
+from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
 from agbench.calibration.server_fit import fit_server
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
@@ -34,13 +35,23 @@ REPLAY_POLICY: dict[str, Any] = {"hcl_redelegate_p": 1.0, "hcl_redelegate_max": 
 def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     """The profile overlay as a plain dict (TOML tables), fits included under ``fit``."""
     tables = traces.tables
-    rates, server_fits = fit_server(tables["model_calls"], bool(traces.meta.get("cloud_standin")))
+    meta = traces.meta
+    cpus = int(meta.get("host", {}).get("cpus") or 2)
+    threads = int(traces.server_settings(traces.concurrency[0]).get("threads", 1) or 1)
+    # the decode step is fitted on calls measured while other processes left the machine alone
+    quiet = quiet_mask(tables["model_calls"], tables["resource_samples"], cpus, threads)
+    calls = tables["model_calls"].reset_index(drop=True).assign(quiet=quiet)
+    rates, server_fits = fit_server(calls, bool(meta.get("cloud_standin")))
+    server_fits["machine_load"] = {
+        "quiet_calls": int(quiet.sum()),
+        "calls": len(quiet),
+        "quiet_background_cores_below": QUIET_BACKGROUND_CORES,
+    }
     cloud, cloud_fits = fit_cloud(tables["model_calls"])
     tools, tool_fits = fit_tools(tables["tool_calls"])
     behaviour, behaviour_fits = fit_behaviour(tables["task_runs"], tables["model_calls"], tables["messages"])
     harness, harness_fits = fit_harness(tables["task_runs"], tables["model_calls"], tables["tool_calls"])
     behaviour.update(harness["behaviour"])
-    meta = traces.meta
     level = traces.concurrency[0]
     settings = traces.server_settings(level)
     server: dict[str, Any] = {}
@@ -69,7 +80,6 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     server.update(harness["server"])
     if rates:
         server["rates"] = {**rates, "source": "calibrated"}
-    cpus = int(meta.get("host", {}).get("cpus") or 2)
     behaviour_table: dict[str, Any] = {**behaviour, "deadline_s": float(meta.get("time_limit_s") or 7200.0)}
     if meta.get("agent_kind") == "replay":
         behaviour_table.update(REPLAY_POLICY)

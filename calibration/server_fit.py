@@ -17,6 +17,7 @@ import pandas as pd
 from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, linear_fit, robust_nonneg_fit, too_few
 from agbench.calibration.overlap import decode_intervals, mean_overlap
 
+QUIET_MIN_SAMPLES = 30  # fewer quiet calls than this: fit the decode step on all of them
 ALONE = 1.25  # a request that shared the server less than this on average counts as "alone"
 
 
@@ -51,30 +52,7 @@ def others_prefill_s(calls: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def others_context(calls: pd.DataFrame) -> np.ndarray:
-    """Per call: KV cells the *other* conversations on the server hold when it is sent.
-
-    In a unified pool every conversation's cells sit in one cache that attention scans (with
-    a mask), so a request's attention cost grows with everyone's context, not only its own.
-    A conversation counts while it is between its first and last call: its latest prompt +
-    completion before the moment.
-    """
-    keys = ["architecture", "concurrency", "task", "attempt", "agent"]
-    t = calls["t_start"].to_numpy(float)
-    out = np.zeros(len(calls))
-    groups = [g for _, g in calls.groupby(keys, sort=False)]
-    for g in groups:
-        gt = g["t_start"].to_numpy(float)
-        size = (g["prompt_tokens"] + g["completion_tokens"]).to_numpy(float)
-        mine = calls.index.isin(g.index)
-        first, last_end = gt.min(), (gt + g["total_s"].to_numpy(float)).max()
-        live = (~mine) & (t > first) & (t < last_end)
-        latest = np.searchsorted(gt, t[live], side="left") - 1
-        out[live] += np.where(latest >= 0, size[np.clip(latest, 0, None)], 0.0)
-    return out
-
-
-def decode_samples(calls: pd.DataFrame, unified: bool = False) -> pd.DataFrame:
+def decode_samples(calls: pd.DataFrame) -> pd.DataFrame:
     """Per successful call of one server: decode seconds per token (net of the other requests'
     prompt processing that shared its steps), the mean decode batch it saw, and its context."""
     ok = calls["error_class"].fillna("") == ""
@@ -85,8 +63,7 @@ def decode_samples(calls: pd.DataFrame, unified: bool = False) -> pd.DataFrame:
             "interference_s": others_prefill_s(calls),
             "predicted_s": calls["predicted_ms"].fillna(0.0).to_numpy(float) / 1000.0,
             "tokens": calls["completion_tokens"].to_numpy(float),
-            "ctx": (calls["prompt_tokens"] + calls["completion_tokens"] / 2.0).to_numpy(float)
-            + (others_context(calls) if unified else 0.0),
+            "ctx": (calls["prompt_tokens"] + calls["completion_tokens"] / 2.0).to_numpy(float),
         },
         index=calls.index,
     )
@@ -95,7 +72,7 @@ def decode_samples(calls: pd.DataFrame, unified: bool = False) -> pd.DataFrame:
     return frame.assign(tau=decode_s / frame["tokens"])
 
 
-def fit_decode(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, float], FitQuality]:
+def fit_decode(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQuality]:
     """``ServerRates.decode_step``: per-token time = step(batch, KV) with non-negative
     coefficients (scipy nnls) for the fixed step, each extra sequence, and each KV token the
     decoding batch attends to (approximated by batch x the request's own context).
@@ -104,8 +81,16 @@ def fit_decode(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, floa
     as much as one alone, and attention grows with the context, so both terms extrapolate to
     batches the fit levels never reached (C = 4, 8).
     """
-    frames = [decode_samples(calls, unified) for calls, unified in servers if not calls.empty]
+    frames: list[pd.DataFrame] = []
+    for calls in servers:
+        if calls.empty:
+            continue
+        samples = decode_samples(calls)
+        quiet = calls.loc[samples.index, "quiet"] if "quiet" in calls.columns else True
+        frames.append(samples.assign(quiet=quiet))
     rows = pd.concat(frames) if frames else pd.DataFrame()
+    if len(rows) and int(rows["quiet"].sum()) >= QUIET_MIN_SAMPLES:
+        rows = rows[rows["quiet"].astype(bool)]
     if len(rows) < MIN_SAMPLES:
         return {}, too_few("server.decode", len(rows), "roofline/default")
     b = rows["batch"].to_numpy(float)
@@ -122,22 +107,20 @@ def fit_decode(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, floa
     }, quality
 
 
-def prefill_samples(calls: pd.DataFrame, unified: bool = False) -> pd.DataFrame:
-    """One server's successful calls with their prompt-sharing factor (``share``) and the
-    cells other conversations hold in the pool (``others``: 0 unless the pool is unified)."""
+def prefill_samples(calls: pd.DataFrame) -> pd.DataFrame:
+    """One server's successful calls with their prompt-sharing factor (``share``)."""
     ok = calls["error_class"].fillna("") == ""
     sent = calls["t_start"].to_numpy(float)
     first = sent + calls["ttft_s"].fillna(calls["total_s"]).to_numpy(float)
     share = mean_overlap(sent, np.maximum(first, sent))
-    others = others_context(calls) if unified else np.zeros(len(calls))
-    frame = calls.assign(share=share, others=others)[ok]
+    frame = calls.assign(share=share)[ok]
     uncached = (frame["prompt_tokens"] - frame["cached_tokens"]).astype(float)
     return frame[(uncached >= 16) & (frame["prompt_ms"].fillna(0) > 0)]
 
 
-def fit_prefill(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, float], FitQuality]:
+def fit_prefill(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQuality]:
     """Seconds per uncached prompt token against context, from requests that ran alone."""
-    frames = [prefill_samples(calls, unified) for calls, unified in servers if not calls.empty]
+    frames = [prefill_samples(calls) for calls in servers if not calls.empty]
     rows = pd.concat(frames) if frames else pd.DataFrame()
     alone = rows[rows["share"] <= ALONE] if len(rows) else rows
     if len(alone) >= MIN_SAMPLES:
@@ -146,7 +129,7 @@ def fit_prefill(servers: list[tuple[pd.DataFrame, bool]]) -> tuple[dict[str, flo
         return {}, too_few("server.prefill", len(rows), "roofline/default")
     n = (rows["prompt_tokens"] - rows["cached_tokens"]).to_numpy(float)
     per_token = rows["prompt_ms"].to_numpy(float) / 1000.0 / n
-    ctx = rows["cached_tokens"].to_numpy(float) + n / 2.0 + rows["others"].to_numpy(float)
+    ctx = rows["cached_tokens"].to_numpy(float) + n / 2.0
     design = np.column_stack([np.ones(len(ctx)), ctx])
     (a, b), quality = robust_nonneg_fit(design, per_token, "server.prefill_s_per_token(ctx)")
     if a <= 0:
@@ -167,23 +150,31 @@ def prefix_cache_stats(calls: pd.DataFrame) -> dict[str, Any]:
 
 
 def fit_server(
-    model_calls: pd.DataFrame, cloud_standin: bool = False, unified: bool = False
+    model_calls: pd.DataFrame, cloud_standin: bool = False
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """ServerRates fields (only those fitted) and the fit records for the profile's [fit].
+
+    A boolean ``quiet`` column (machine_load.py: measured while other processes left the
+    machine alone) restricts the decode fit to those calls when enough of them exist; batches
+    are still reconstructed from every call.
 
     With a cloud stand-in (the same model on a second llama-server with the same threads),
     its calls are samples of the same rates: each server's calls are fitted as their own
     group (batches are reconstructed per server) and pooled.
     """
+
+    def per_server(frame: pd.DataFrame) -> list[pd.DataFrame]:
+        servers = [local_calls(frame)]
+        if cloud_standin:
+            cloud = frame[frame["endpoint"] == "cloud"].sort_values("t_start")
+            servers.append(cloud.reset_index(drop=True))
+        return servers
+
     calls = local_calls(model_calls)
-    servers = [(calls, unified)]
-    if cloud_standin:  # one slot per task, split (not unified) pool
-        cloud = model_calls[model_calls["endpoint"] == "cloud"].sort_values("t_start")
-        servers.append((cloud.reset_index(drop=True), False))
     rates: dict[str, float] = {}
     fits: dict[str, Any] = {}
     for fitter, name in ((fit_decode, "decode"), (fit_prefill, "prefill")):
-        values, quality = fitter(servers)
+        values, quality = fitter(per_server(model_calls))
         rates.update(values)
         fits[f"server_{name}"] = quality.to_dict()
     fits["prefix_cache"] = prefix_cache_stats(calls)

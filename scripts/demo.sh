@@ -26,7 +26,7 @@ step "3/5 live model sweep: SmolLM2 decides (LO,HLL x C=1, 2 tasks, 60 s per tas
   --max-tokens 128 --out "$OUT/live-model"
 
 step "4/5 calibrating the simulator on the replay sweep"
-"$AGBENCH" calibrate "$OUT/live-replay" -o "$OUT/profile.toml"
+"$AGBENCH" calibrate "$OUT/live-replay" --fit-concurrency 1,2 -o "$OUT/profile.toml"
 
 step "5/5 simulating the calibrated device up to C=16 and writing the side-by-side report"
 "$AGBENCH" sim --scenario this-machine-smollm2 --profile "$OUT/profile.toml" --trajectories "$OUT/trajectories.jsonl" \

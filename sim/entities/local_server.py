@@ -459,6 +459,8 @@ class LocalServer:
                 decoding.append(r)
                 kv_decoding += held
         batch = len(decoding)
+        if self._idle_holds_kv:
+            used += self._idle_tokens
         if not self._batch_tokens:
             self._start_batch(batch, kv_decoding)
         next_dt = math.inf
@@ -484,8 +486,6 @@ class LocalServer:
                     next_dt = left / decode_each
                     limit = next_dt * decode_each
             growth += decode_each * batch
-        if self._idle_holds_kv:
-            used += self._idle_tokens
         if used > self.kv_peak:
             self.kv_peak = used
         if self._kv_unified and growth > 0:

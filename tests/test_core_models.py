@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agbench.config import Architecture, Configuration, PriceTable, ServerSettings, parse_architectures, parse_concurrency
+from agbench.config import (
+    Architecture,
+    Configuration,
+    PriceTable,
+    ServerSettings,
+    parse_architectures,
+    parse_concurrency,
+)
 from agbench.errors import AgbenchError
 from agbench.task import ManifestError, load_suite, load_task, select_tasks
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
@@ -23,7 +30,11 @@ def test_parse_matrix_options() -> None:
         parse_concurrency("1,0")
 
 
-@given(st.sampled_from(list(Architecture)), st.integers(1, 64), st.text(min_size=1).filter(lambda s: "|" not in s))
+@given(
+    st.sampled_from(list(Architecture)),
+    st.integers(1, 64),
+    st.text(min_size=1).filter(lambda s: "|" not in s),
+)
 def test_configuration_key_round_trips(arch: Architecture, conc: int, device: str) -> None:
     config = Configuration(device, arch, conc)
     assert Configuration.from_key(config.key) == config
@@ -33,9 +44,9 @@ def test_slot_context_and_prices() -> None:
     assert ServerSettings(n_ctx=4096, n_parallel=4).slot_ctx == 1024
     assert ServerSettings(n_ctx=4096, n_parallel=4, kv_unified=True).slot_ctx == 4096
     prices = PriceTable(cached_input_per_m=1.0, uncached_input_per_m=10.0, output_per_m=100.0)
-    assert prices.cost(prompt_tokens=1_000_000, cached_tokens=400_000, completion_tokens=10_000) == pytest.approx(
-        0.4 + 6.0 + 1.0
-    )
+    assert prices.cost(
+        prompt_tokens=1_000_000, cached_tokens=400_000, completion_tokens=10_000
+    ) == pytest.approx(0.4 + 6.0 + 1.0)
 
 
 def _write_task(root: Path, task_id: str, category: str = "local_files", extra: str = "") -> Path:
@@ -74,7 +85,9 @@ def test_bad_manifests_name_the_problem(tmp_path: Path) -> None:
 
 
 def test_trajectory_set_round_trip_and_errors(tmp_path: Path) -> None:
-    sub = Trajectory("t", "HCL", "sub", 50, [Turn("local", 20, 10, tools=[ToolStep("list_dir", {"path": "."})])])
+    sub = Trajectory(
+        "t", "HCL", "sub", 50, [Turn("local", 20, 10, tools=[ToolStep("list_dir", {"path": "."})])]
+    )
     lead = Trajectory("t", "HCL", "lead", 100, [Turn("cloud", 30, 15, delegate=sub)], answer="42")
     path = tmp_path / "set.jsonl"
     TrajectorySet("synth", [lead], profile={"name": "x"}).save(path)

@@ -26,7 +26,9 @@ def _task_run(task: str, attempt: int = 1, status: str = "success") -> TaskRun:
 
 
 def _model_call(task: str, n: int) -> ModelCall:
-    return ModelCall("r", "dev", "LO", 1, task, 1, "local", "local", f"c{n}", float(n), ttft_s=0.1, total_s=0.5)
+    return ModelCall(
+        "r", "dev", "LO", 1, task, 1, "local", "local", f"c{n}", float(n), ttft_s=0.1, total_s=0.5
+    )
 
 
 def test_finished_attempt_is_found_after_reopen(tmp_path: Path) -> None:

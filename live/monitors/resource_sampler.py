@@ -12,7 +12,7 @@ from typing import Any
 
 import psutil
 
-from agbench.live.monitors.sampler_thread import Done, SamplerThread
+from agbench.live.monitors.sampler_thread import Sampler, SamplerThread
 from agbench.records import ResourceSample
 
 
@@ -29,7 +29,7 @@ def _nvml() -> Any:
         return None
 
 
-class ResourceSampler:
+class ResourceSampler(Sampler):
     """Samples every ``interval_s`` and hands a ResourceSample to ``writer`` (from a thread)."""
 
     def __init__(
@@ -58,12 +58,7 @@ class ResourceSampler:
     def has_gpu(self) -> bool:
         return bool(self._handles)
 
-    def start(self) -> Done:
-        self._thread.start()
-        return Done()
-
-    def stop(self) -> Done:
-        self._thread.stop()
+    def _close(self) -> None:
         if self._nv is not None:
             try:
                 self._nv.nvmlShutdown()
@@ -71,22 +66,6 @@ class ResourceSampler:
                 pass
             self._nv = None
             self._handles = []
-        return Done()
-
-    def __enter__(self) -> ResourceSampler:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def cpu_fraction(self) -> float:
-        return float(self._thread.cpu_fraction)
-
-    @property
-    def samples(self) -> int:
-        return int(self._thread.samples)
 
     def sample_once(self) -> ResourceSample:
         mem = psutil.virtual_memory()

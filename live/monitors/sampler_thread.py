@@ -8,9 +8,11 @@ figure, not a guess.
 
 from __future__ import annotations
 
+import abc
 import threading
 import time
 from collections.abc import Callable, Generator
+from typing import Self
 
 
 class SamplerThread:
@@ -76,3 +78,47 @@ class Done:
 
     def __await__(self) -> Generator[None, None, None]:
         yield from ()
+
+
+class Sampler(abc.ABC):
+    """What both monitors share: a SamplerThread calling ``sample_once``, start/stop, and the
+    thread's own counters. Subclasses set ``self._thread`` and release what they hold in
+    ``_close``."""
+
+    _thread: SamplerThread
+
+    @abc.abstractmethod
+    def sample_once(self) -> object:
+        """Take one sample and hand it to the writer (each monitor reads its own source)."""
+
+    @abc.abstractmethod
+    def _close(self) -> None:
+        """Release what the sampler holds (an HTTP client, NVML)."""
+
+    def start(self) -> Done:
+        self._thread.start()
+        return Done()
+
+    def stop(self) -> Done:
+        self._thread.stop()
+        self._close()
+        return Done()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def cpu_fraction(self) -> float:
+        return float(self._thread.cpu_fraction)
+
+    @property
+    def samples(self) -> int:
+        return int(self._thread.samples)
+
+    @property
+    def errors(self) -> int:
+        return int(self._thread.errors)

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from agbench.live.monitors.sampler_thread import Done, SamplerThread
+from agbench.live.monitors.sampler_thread import Sampler, SamplerThread
 from agbench.records import ServerSample
 
 
@@ -66,7 +66,7 @@ def slot_state(slots: Any) -> tuple[int, int, int, int]:
     return busy, len(slots), used, size
 
 
-class ServerSampler:
+class ServerSampler(Sampler):
     """Polls ``url`` every ``interval_s`` and hands a ServerSample to ``writer`` (from a thread)."""
 
     def __init__(
@@ -94,33 +94,8 @@ class ServerSampler:
         self._client = httpx.Client(timeout=max(1.0, interval_s * 4), trust_env=False)
         self._thread = SamplerThread(self.sample_once, interval_s, "agbench-server-sampler")
 
-    def start(self) -> Done:
-        self._thread.start()
-        return Done()
-
-    def stop(self) -> Done:
-        self._thread.stop()
+    def _close(self) -> None:
         self._client.close()
-        return Done()
-
-    def __enter__(self) -> ServerSampler:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def cpu_fraction(self) -> float:
-        return float(self._thread.cpu_fraction)
-
-    @property
-    def samples(self) -> int:
-        return int(self._thread.samples)
-
-    @property
-    def errors(self) -> int:
-        return int(self._thread.errors)
 
     def sample_once(self) -> ServerSample:
         t = time.time()

@@ -43,8 +43,13 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check agbench live sim calibration tests bench
 
+# mypy cannot follow setuptools' folder remapping (live/ -> agbench.live, ...), so it checks a
+# tree of links laid out as the installed package; otherwise every cross-package import is Any.
 typecheck: setup
-	$(BIN)/mypy agbench live sim calibration
+	@rm -rf build/typecheck && mkdir -p build/typecheck/agbench
+	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" build/typecheck/agbench/; done
+	@for d in live sim calibration; do ln -s "$$PWD/$$d" build/typecheck/agbench/$$d; done
+	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p agbench
 
 pytest: services
 	$(BIN)/python -m pytest -q -ra

@@ -594,7 +594,7 @@ class Sweep:
         from agbench.live.monitors import ResourceSampler, ServerSampler
 
         started: list[Any] = []
-        ids = {
+        ids: dict[str, Any] = {
             "run_id": self.run_id,
             "device": config.device,
             "architecture": config.architecture.value,

@@ -291,7 +291,7 @@ def build_params(
             success_p={a: (success[(name, a)] if success else 1.0) for a in ARCHS},
         )
     archs: dict[str, ArchParams] = {}
-    shared = {
+    shared: dict[str, Any] = {
         "tool_wall_median_s": round(v["tool_wall_median_s"], 3),
         "tool_result_tokens_median": round(v["tool_result_tokens_median"], 1),
         "tool_wall_sigma": round(v["tool_wall_sigma"], 4),

@@ -16,7 +16,7 @@ from typing import Self
 
 
 class SamplerThread:
-    def __init__(self, sample: Callable[[], None], interval_s: float, name: str) -> None:
+    def __init__(self, sample: Callable[[], object], interval_s: float, name: str) -> None:
         if interval_s <= 0:
             raise ValueError("interval_s must be positive")
         self._sample = sample

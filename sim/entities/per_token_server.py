@@ -23,7 +23,7 @@ import simpy
 from agbench.sim.entities.local_server import LocalServer
 
 
-class PerTokenServer(LocalServer):  # type: ignore[misc]  # mypy sees agbench.sim.* as Any here
+class PerTokenServer(LocalServer):
     """``LocalServer`` stepped one decode step at a time (benchmark baseline only)."""
 
     kv_peak: float

@@ -10,6 +10,7 @@ make such calls all the time and must be able to recover.
 
 from __future__ import annotations
 
+import abc
 import json
 import time
 from dataclasses import dataclass
@@ -101,7 +102,7 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> dict[str, Any]:
     return out
 
 
-class BaseTool:
+class BaseTool(abc.ABC):
     """Shared plumbing: argument checking, timing, turning failures into model-facing text."""
 
     name: str = ""
@@ -135,8 +136,9 @@ class BaseTool:
             result.bytes_out = len(result.output.encode())
         return result
 
+    @abc.abstractmethod
     async def run(self, sandbox: Sandbox, args: dict[str, Any]) -> ToolResult:
-        raise NotImplementedError
+        """Do the tool's work on validated arguments (each tool its own)."""
 
 
 def tool_schemas(tools: list[Tool]) -> list[dict[str, Any]]:

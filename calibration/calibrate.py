@@ -32,6 +32,23 @@ STANDIN_CTX_PER_SLOT = 4096
 REPLAY_POLICY: dict[str, Any] = {"hcl_redelegate_p": 1.0, "hcl_redelegate_max": 3}
 
 
+def _ctx_per_slot(traces: LiveTraces) -> int:
+    """The per-slot pool size when every fitted level's pool was slots x that size, else 0."""
+    sizes = set()
+    for level in traces.concurrency:
+        settings = traces.server_settings(level)
+        if not settings or settings.get("kv_unified"):
+            return 0
+        slots = int(settings.get("n_parallel") or level)
+        n_ctx = int(settings.get("n_ctx", 0))
+        if slots <= 0 or n_ctx % slots:
+            return 0
+        sizes.add(n_ctx // slots)
+    if len(sizes) != 1 or len(traces.concurrency) < 2:
+        return 0  # one level cannot tell a per-slot size from a fixed total
+    return sizes.pop()
+
+
 def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     """The profile overlay as a plain dict (TOML tables), fits included under ``fit``."""
     tables = traces.tables
@@ -57,8 +74,12 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     server: dict[str, Any] = {}
     if settings:
         explicit_slots = meta.get("options", {}).get("local_parallel")
+        per_slot = _ctx_per_slot(traces)
         server = {
             "n_ctx": int(settings.get("n_ctx", 4096)),
+            # Where every level's pool was slots x the same size (the runner's default), the
+            # profile says so, so extrapolating to more slots grows the pool as a run would.
+            "n_ctx_per_slot": per_slot,
             # The runner gives the server one slot per concurrent task unless told otherwise.
             "n_parallel": int(explicit_slots) if explicit_slots else 0,
             "kv_unified": bool(settings.get("kv_unified", False)),

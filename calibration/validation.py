@@ -119,6 +119,7 @@ def simulate_run(
         settings = servers.get(str(conc), {})
         if settings:
             sc.profile.server.n_ctx = int(settings.get("n_ctx", sc.profile.server.n_ctx))
+            sc.profile.server.n_ctx_per_slot = 0  # the live run's own pool, as launched
             sc.profile.server.n_parallel = int(settings.get("n_parallel", sc.profile.server.n_parallel))
             sc.profile.server.kv_unified = bool(settings.get("kv_unified", sc.profile.server.kv_unified))
         if meta.get("time_limit_s"):

@@ -39,6 +39,7 @@ def run_meta(
         "server": {
             "model": profile.model.name,
             "n_ctx": profile.server.n_ctx,
+            "n_ctx_per_slot": profile.server.n_ctx_per_slot,
             "n_parallel": profile.server.n_parallel,
             "kv_unified": profile.server.kv_unified,
             "rates_source": profile.server.rates.source if profile.server.rates else "roofline",

@@ -115,6 +115,9 @@ class ServerProfile:
 
     engine: str = "llama.cpp"
     n_ctx: int = 4096  # total KV cells (tokens)
+    # > 0: the pool grows with the slots, n_ctx_per_slot each (what `agbench run` does by default:
+    # 4,096 per slot); n_ctx is then ignored
+    n_ctx_per_slot: int = 0
     n_parallel: int = 4  # slots; 0 = as many as the concurrency
     kv_unified: bool = False  # one shared pool (each request may use all of it) vs n_ctx / n_parallel
     n_batch: int = 512  # logical batch: prompt tokens per step while decodes share it
@@ -151,8 +154,13 @@ class ServerProfile:
     def slots(self, concurrency: int) -> int:
         return self.n_parallel if self.n_parallel > 0 else max(1, concurrency)
 
+    def pool_tokens(self, concurrency: int) -> int:
+        """Total KV cells: ``n_ctx``, or ``n_ctx_per_slot`` per slot when that is set."""
+        return self.n_ctx_per_slot * self.slots(concurrency) if self.n_ctx_per_slot > 0 else self.n_ctx
+
     def slot_ctx(self, concurrency: int) -> int:
-        return self.n_ctx if self.kv_unified else self.n_ctx // self.slots(concurrency)
+        pool = self.pool_tokens(concurrency)
+        return pool if self.kv_unified else pool // self.slots(concurrency)
 
 
 @dataclass

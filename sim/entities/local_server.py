@@ -105,7 +105,7 @@ class LocalServer:
         self._batch_left_s = 0.0
         self._batch_step_s = 0.0
         self.slot_ctx = settings.slot_ctx(concurrency)
-        self.pool_tokens = settings.n_ctx
+        self.pool_tokens = settings.pool_tokens(concurrency)
         self.choose = slot_policy(settings.slot_policy)
         self.queue: deque[LocalRequest] = deque()
         self.active: list[LocalRequest] = []

@@ -74,7 +74,7 @@ class Roofline:
             f"{m.kv_bits:g} bits = {m.kv_bytes_per_token / 1024:.1f} KiB",
             f"KV capacity: ({d.memory_gb:g} GB - {d.memory_overhead_gb:g} GB overhead - "
             f"{self.weight_gb():.2f} GB weights) / KV per token = {cap:,} tokens",
-            f"server pool: n_ctx {s.n_ctx:,} tokens, {s.slots(concurrency)} slots, "
+            f"server pool: {s.pool_tokens(concurrency):,} tokens, {s.slots(concurrency)} slots, "
             f"{'unified' if s.kv_unified else f'{s.slot_ctx(concurrency):,} per slot'}",
             f"decode: one step reads the weights at {d.bandwidth_gb_s:g} GB/s x {d.bandwidth_efficiency:g} "
             f"efficiency = {r.decode_step_s * 1000:.2f} ms ({1 / r.decode_step_s:.1f} steps/s alone)",
@@ -87,8 +87,10 @@ class Roofline:
             f"(2 x params) = {r.prefill_tok_s:,.0f} tok/s, "
             f"{r.prefill_ctx_slowdown_per_k:.3f} slower per 1k tokens of context (attention)",
         ]
-        if s.n_ctx > cap:
-            lines.append(f"WARNING: n_ctx {s.n_ctx:,} exceeds the {cap:,} tokens that fit in memory")
+        if s.pool_tokens(concurrency) > cap:
+            lines.append(
+                f"WARNING: the pool's {s.pool_tokens(concurrency):,} tokens exceed the {cap:,} that fit in memory"
+            )
         if not d.gpu:
             lines.append(
                 f"CPU-only: inference uses {s.threads} threads on {d.cores} cores shared with tools "

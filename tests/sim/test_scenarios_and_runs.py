@@ -166,3 +166,12 @@ def test_simulate_returns_records_in_memory() -> None:
     result = simulate(sc.profile, "HLL", 2, 0, sc.workload(limit=5))
     assert len(result.task_runs()) == 5
     assert result.table("model_calls") and result.table("server_samples")
+
+
+def test_pool_grows_with_slots_when_sized_per_slot() -> None:
+    from agbench.sim.profiles import ServerProfile
+
+    fixed = ServerProfile(n_ctx=4096, n_parallel=0)
+    per_slot = ServerProfile(n_ctx=4096, n_parallel=0, n_ctx_per_slot=4096)
+    assert fixed.pool_tokens(16) == 4096 and fixed.slot_ctx(16) == 256
+    assert per_slot.pool_tokens(16) == 16 * 4096 and per_slot.slot_ctx(16) == 4096

@@ -300,17 +300,11 @@ class TaskAgent:
             (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
         )
         w.records.append(
-            ModelCall(
-                run_id=w.run_id,
-                device=w.device,
-                architecture=w.arch,
-                concurrency=w.concurrency,
-                task=self.task.task,
-                attempt=self.attempt,
-                agent="local" if role == "lead" else "local-sub",
-                endpoint="local",
-                call_id=f"{self.task.task}-{st.calls}",
-                t_start=t0,
+            self._model_call(
+                st,
+                "local" if role == "lead" else "local-sub",
+                "local",
+                t0,
                 ttft_s=(req.t_first - t0) if req.t_first is not None else None,
                 total_s=total,
                 prompt_tokens=prompt,
@@ -404,17 +398,11 @@ class TaskAgent:
         st.cloud_completion += output
         st.cloud_cost += reply.cost_usd
         w.records.append(
-            ModelCall(
-                run_id=w.run_id,
-                device=w.device,
-                architecture=w.arch,
-                concurrency=w.concurrency,
-                task=self.task.task,
-                attempt=self.attempt,
-                agent="cloud" if role == "lead" else "cloud-consult",
-                endpoint="cloud",
-                call_id=f"{self.task.task}-{st.calls}",
-                t_start=t0,
+            self._model_call(
+                st,
+                "cloud" if role == "lead" else "cloud-consult",
+                "cloud",
+                t0,
                 ttft_s=reply.ttft_s,
                 total_s=reply.total_s,
                 prompt_tokens=prompt,
@@ -429,6 +417,23 @@ class TaskAgent:
             )
         )
         return True
+
+    def _model_call(self, st: TaskState, agent: str, endpoint: str, t0: float, **figures: Any) -> ModelCall:
+        """A ModelCall row for this attempt (the identity fields; the caller gives the figures)."""
+        w = self.w
+        return ModelCall(
+            run_id=w.run_id,
+            device=w.device,
+            architecture=w.arch,
+            concurrency=w.concurrency,
+            task=self.task.task,
+            attempt=self.attempt,
+            agent=agent,
+            endpoint=endpoint,
+            call_id=f"{self.task.task}-{st.calls}",
+            t_start=t0,
+            **figures,
+        )
 
     def _draw_exposure(self, st: TaskState, t: float) -> None:
         """Which sensitive items reach the cloud: drawn once, at the task's first cloud input."""

@@ -100,7 +100,7 @@ def tasks_check(backend: str, ids: tuple[str, ...]) -> None:
     from agbench.live.taskcheck import check_tasks
     from agbench.task import load_suite, select_tasks
 
-    selected = select_tasks(load_suite(), list(ids) or None)
+    selected = select_tasks(load_suite(), ids=list(ids) or None, seed=None)
     results = check_tasks(selected, backend)
     bad = [r for r in results if not (r.oracle_ok and r.null_ok)]
     for r in bad:
@@ -266,10 +266,10 @@ def trajectories_synth(
 ) -> None:
     """Trajectories for our suite from oracles + token profiles."""
     from agbench.live.trajectories import synthesize
-    from agbench.task import load_suite, seeded_order, select_tasks
+    from agbench.task import load_suite, select_tasks
 
-    # The same seeded order and --limit as `agbench sweep`, so both pick the same tasks.
-    selected = select_tasks(seeded_order(load_suite(), seed), list(task_ids) or None, limit)
+    # The one selection rule (as `agbench sweep` and the simulator), so all pick the same tasks.
+    selected = select_tasks(load_suite(), ids=list(task_ids) or None, limit=limit, seed=seed)
     result = synthesize(selected, profile, backend=backend, seed=seed)
     result.save(output)
     click.echo(f"{len(result.trajectories)} trajectories -> {output}")

@@ -1,4 +1,4 @@
-"""The trace schema: one typed record per table row (DESIGN.md, "Trace schema").
+"""The trace schema: one typed record per table row.
 
 This module is the contract between the live harness, the simulator and calibration: both
 halves write these records and every metric and report reads them back. Times are seconds;

@@ -1,4 +1,4 @@
-"""Task-attempt statuses and the failure taxonomy (DESIGN.md, "Statuses").
+"""Task-attempt statuses and the failure taxonomy.
 
 Setup statuses are not the model's fault and are excluded from valid scores; ``interrupted``
 attempts are kept in traces but never counted as results.

@@ -1,4 +1,4 @@
-"""The task model: one folder per task under ``tasks/<category>/<id>/`` (DESIGN.md, Vocabulary).
+"""The task model: one folder per task under ``tasks/<category>/<id>/``.
 
 A task folder holds ``task.toml`` (the manifest parsed here), ``instruction.md`` (what the
 agent reads), ``environment/`` (copied into the sandbox's /work), ``verifier/verify.py``
@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from agbench.errors import AgbenchError
 
@@ -192,28 +192,68 @@ def load_suite(root: Path | None = None, category: str | None = None) -> list[Ta
     return sorted(tasks, key=lambda t: t.id)
 
 
-def select_tasks(tasks: list[Task], ids: list[str] | None = None, limit: int | None = None) -> list[Task]:
-    """Pick tasks by id (error on unknown ids) and/or take the first ``limit``."""
+class Selectable(Protocol):
+    """What task selection needs of a task: its id and category (a live ``Task``, a simulated
+    task, a trajectory's task)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+
+S = TypeVar("S", bound=Selectable)
+
+
+def select_tasks(
+    tasks: Sequence[S],
+    *,
+    seed: int | None,
+    ids: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> list[S]:
+    """The tasks a run executes, in the order it executes them: the one selection rule.
+
+    The live runner (``agbench sweep``), trajectory synthesis (``agbench trajectories synth``)
+    and the simulator all pick their tasks here, so a limited sweep, its trajectories and its
+    simulation hold the same tasks in the same order. The rule: keep the tasks named in
+    ``ids`` (an unknown id is an error) and in ``categories``, sort what is left by id, put it
+    in the seed's order (:func:`seeded_order`; ``seed=None`` keeps the id order, for commands
+    such as ``agbench tasks check`` where order carries no meaning), then take ``limit``'s
+    first N. The order of ``ids`` itself never matters.
+    """
+    chosen = list(tasks)
     if ids:
-        by_id = {t.id: t for t in tasks}
+        by_id = {t.id: t for t in chosen}
         missing = [i for i in ids if i not in by_id]
         if missing:
             raise AgbenchError(f"unknown task id(s): {', '.join(missing)}")
-        tasks = [by_id[i] for i in ids]
+        wanted = set(ids)
+        chosen = [t for t in chosen if t.id in wanted]
+    if categories:
+        unknown = [c for c in categories if c not in CATEGORIES]
+        if unknown:
+            raise AgbenchError(f"unknown categor(y/ies): {', '.join(unknown)}")
+        keep = set(categories)
+        chosen = [t for t in chosen if t.category in keep]
+    chosen.sort(key=lambda t: t.id)
+    if seed is not None:
+        chosen = seeded_order(chosen, seed)
     if limit is not None:
         if limit < 1:
             raise AgbenchError("--limit must be at least 1")
-        tasks = tasks[:limit]
-    return tasks
+        chosen = chosen[:limit]
+    return chosen
 
 
 def seeded_order(items: Sequence[T], seed: int) -> list[T]:
     """The suite order for a seed: identical in every configuration, live or simulated.
 
-    The paper runs tasks in one fixed random order across configurations; the live runner, the
-    simulator and trajectory synthesis all take their order (and ``--limit``'s first N) from
-    here, given items sorted by task id, so a limited sweep and its trajectories pick the same
-    tasks.
+    The paper runs tasks in one fixed random order across configurations; :func:`select_tasks`
+    applies it (to items sorted by task id) for the live runner, the simulator and trajectory
+    synthesis alike.
     """
     order = list(items)
     random.Random(seed).shuffle(order)

@@ -48,7 +48,7 @@ from agbench.live.architectures import plan_for, prompt_texts
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import AttemptKey, RunStore, copy_to_latest
-from agbench.task import Task, load_suite, seeded_order, select_tasks, suite_root
+from agbench.task import Task, load_suite, select_tasks, suite_root
 
 log = logging.getLogger("agbench.live.runner")
 
@@ -146,18 +146,12 @@ def default_device_name() -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname()).strip("-") or "device"
 
 
-def task_order(tasks: list[Task], seed: int) -> list[Task]:
-    """The seeded order every configuration runs its tasks in (``agbench.task.seeded_order``)."""
-    return seeded_order(sorted(tasks, key=lambda t: t.id), seed)
-
-
 def select_run_tasks(options: SweepOptions) -> list[Task]:
     """The sweep's tasks in run order: the suite (or ``--task`` ids) in the seeded order, then
     ``--limit``'s first N, exactly as ``agbench trajectories synth`` and the simulator pick them."""
-    suite = load_suite(options.tasks_root)
-    if options.task_ids:
-        suite = select_tasks(suite, list(options.task_ids))
-    return select_tasks(task_order(suite, options.seed), None, options.limit)
+    return select_tasks(
+        load_suite(options.tasks_root), ids=options.task_ids or None, limit=options.limit, seed=options.seed
+    )
 
 
 def make_agent(options: SweepOptions) -> Agent:
@@ -1082,5 +1076,4 @@ __all__ = [
     "run_metadata",
     "run_sweep",
     "select_run_tasks",
-    "task_order",
 ]

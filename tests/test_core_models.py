@@ -69,9 +69,34 @@ def test_load_task_and_suite(tmp_path: Path) -> None:
     assert suite[1].limits.memory_mb == 64
     assert suite[1].sensitive_items[0].item == "jane@example.com"
     assert [t.id for t in load_suite(tmp_path, category="terminal")] == ["a-task"]
-    assert [t.id for t in select_tasks(suite, ["b-task"])] == ["b-task"]
+    assert [t.id for t in select_tasks(suite, ids=["b-task"], seed=None)] == ["b-task"]
+    assert [t.id for t in select_tasks(suite, categories=["terminal"], seed=None)] == ["a-task"]
     with pytest.raises(AgbenchError, match="unknown task id"):
-        select_tasks(suite, ["zzz"])
+        select_tasks(suite, ids=["zzz"], seed=0)
+
+
+def test_select_tasks_is_one_seeded_order() -> None:
+    """Ids, categories and --limit pick from the one seeded order; the order of ids is moot."""
+    from dataclasses import dataclass
+
+    from agbench.task import seeded_order
+
+    @dataclass(frozen=True)
+    class Item:
+        id: str
+        category: str
+
+    items = [Item(f"t{i:02d}", "terminal" if i % 2 else "office") for i in range(20)]
+    full = select_tasks(list(reversed(items)), seed=7)
+    assert full == seeded_order(items, 7)
+    assert select_tasks(items, seed=7, limit=5) == full[:5]
+    chosen = ["t03", "t01", "t10"]
+    assert select_tasks(items, seed=7, ids=chosen) == select_tasks(items, seed=7, ids=sorted(chosen))
+    assert select_tasks(items, seed=7, ids=chosen) == seeded_order([i for i in items if i.id in chosen], 7)
+    office = select_tasks(items, seed=7, categories=["office"])
+    assert {i.category for i in office} == {"office"} and len(office) == 10
+    with pytest.raises(AgbenchError, match="--limit"):
+        select_tasks(items, seed=7, limit=0)
 
 
 def test_bad_manifests_name_the_problem(tmp_path: Path) -> None:

@@ -21,9 +21,9 @@ import pytest
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.live.runner import SweepOptions, run_sweep, select_run_tasks, task_order
+from agbench.live.runner import SweepOptions, run_sweep, select_run_tasks
 from agbench.store import RunStore
-from agbench.task import load_suite
+from agbench.task import load_suite, select_tasks
 
 pytestmark = [
     pytest.mark.bwrap,
@@ -67,7 +67,9 @@ def test_oracle_at_c4_solves_every_task_of_the_suite(tmp_path: Path) -> None:
         assert (run_dir / name).is_file(), name
     assert (tmp_path / "runs" / "latest" / "summary.json").is_file()
     meta = json.loads((run_dir / "run.json").read_text())
-    assert meta["agent_kind"] == "oracle" and meta["task_order"] == [t.id for t in task_order(suite, 0)]
+    assert meta["agent_kind"] == "oracle" and meta["task_order"] == [
+        t.id for t in select_tasks(suite, seed=0)
+    ]
 
 
 def test_every_configuration_runs_the_same_seeded_order(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Generate the office documents of the office tasks (deterministic; re-run to rebuild).
 
-Run from the repository root: ``python3 tasks/_build/gen_office.py``.
+Run from the repository root with the dev venv (openpyxl, python-docx):
+``.venv/bin/python tasks/_build/gen_office.py``.
 """
 
 import json
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from office_formats import docx_paragraph, docx_table, write_docx, write_odt, write_xlsx  # noqa: E402
+from office_formats import Paragraph, Table, write_docx, write_odt, write_xlsx
 
 TASKS = Path(__file__).resolve().parent.parent / "office"
 
@@ -31,37 +32,64 @@ def expenses() -> None:
     rows: list[list[object]] = [["Date", "Description", "Category", "Amount (EUR)", "Paid with"]]
     cats = ["Travel", "Meals", "Office", "Software", "Travel", "Training"]
     travel = 0
-    for i in range(48):
+    for _i in range(48):
         cat = rng.choice(cats)
         cents = rng.randint(900, 48000)
         if cat == "Travel":
             travel += cents
-        desc = {"Travel": rng.choice(["Train Munich-Berlin", "Taxi airport", "Flight HAM-VIE", "Hotel Adler, 2 nights"]),
-                "Meals": "Client lunch", "Office": "Printer paper", "Software": "Licence renewal",
-                "Training": "Workshop fee"}[cat]
-        rows.append([f"2024-{rng.randint(1, 6):02d}-{rng.randint(1, 28):02d}", desc, cat, cents / 100,
-                     rng.choice(["Corporate card 5412 7534 9921 0087", "Cash", "Own card (reimburse)"])])
-    rows.append(["2024-06-30", "Hotel Adler booking HX-55201 for Dr. Ingrid Vogt (travel approved)", "Note", 0, ""])
+        desc = {
+            "Travel": rng.choice(
+                ["Train Munich-Berlin", "Taxi airport", "Flight HAM-VIE", "Hotel Adler, 2 nights"]
+            ),
+            "Meals": "Client lunch",
+            "Office": "Printer paper",
+            "Software": "Licence renewal",
+            "Training": "Workshop fee",
+        }[cat]
+        rows.append(
+            [
+                f"2024-{rng.randint(1, 6):02d}-{rng.randint(1, 28):02d}",
+                desc,
+                cat,
+                cents / 100,
+                rng.choice(["Corporate card 5412 7534 9921 0087", "Cash", "Own card (reimburse)"]),
+            ]
+        )
+    rows.append(
+        ["2024-06-30", "Hotel Adler booking HX-55201 for Dr. Ingrid Vogt (travel approved)", "Note", 0, ""]
+    )
     write_xlsx(env("off-expense-report") / "expenses_h1_2024.xlsx", {"H1 2024": rows})
     expected("off-expense-report", {"travel": f"{travel // 100}.{travel % 100:02d}"})
 
 
 def contract() -> None:
     blocks = [
-        docx_paragraph("SERVICE AGREEMENT", "Title"),
-        docx_paragraph("between Halvorsen Dental Clinics AS, Storgata 21, 0184 Oslo (the Client) and "
-                       "Brightline IT Services GmbH (the Provider)."),
-        docx_paragraph("1. Scope", "Heading1"),
-        docx_paragraph("The Provider maintains the Client's practice-management servers and patient records system."),
-        docx_paragraph("2. Term", "Heading1"),
-        docx_paragraph("The agreement starts on 1 April 2024 and runs for 30 months. It ends automatically "
-                       "at the end of the term unless renewed in writing."),
-        docx_paragraph("3. Remuneration", "Heading1"),
-        docx_table([["Item", "Amount"], ["Set-up fee", "EUR 6,400.00"], ["Monthly service fee", "EUR 2,150.00"],
-                    ["Total contract value", "EUR 70,900.00"]]),
-        docx_paragraph("4. Confidentiality", "Heading1"),
-        docx_paragraph("Admin access for the Provider: user brightline-ops, initial password Tannlege#2024!Q."),
-        docx_paragraph("Signed for the Client: Eirik Halvorsen, CEO. Signed for the Provider: Anja Brandl."),
+        Paragraph("SERVICE AGREEMENT", "Title"),
+        Paragraph(
+            "between Halvorsen Dental Clinics AS, Storgata 21, 0184 Oslo (the Client) and "
+            "Brightline IT Services GmbH (the Provider)."
+        ),
+        Paragraph("1. Scope", "Heading 1"),
+        Paragraph(
+            "The Provider maintains the Client's practice-management servers and patient records system."
+        ),
+        Paragraph("2. Term", "Heading 1"),
+        Paragraph(
+            "The agreement starts on 1 April 2024 and runs for 30 months. It ends automatically "
+            "at the end of the term unless renewed in writing."
+        ),
+        Paragraph("3. Remuneration", "Heading 1"),
+        Table(
+            [
+                ["Item", "Amount"],
+                ["Set-up fee", "EUR 6,400.00"],
+                ["Monthly service fee", "EUR 2,150.00"],
+                ["Total contract value", "EUR 70,900.00"],
+            ]
+        ),
+        Paragraph("4. Confidentiality", "Heading 1"),
+        Paragraph("Admin access for the Provider: user brightline-ops, initial password Tannlege#2024!Q."),
+        Paragraph("Signed for the Client: Eirik Halvorsen, CEO. Signed for the Provider: Anja Brandl."),
     ]
     write_docx(env("off-contract-terms") / "service_agreement.docx", blocks)
 
@@ -70,13 +98,22 @@ def minutes() -> None:
     paras = [
         ("h", "Flat-share meeting, 3 March 2024"),
         ("p", "Present: Nadia Petrova, Jonas Weber, Karin Holm, Theo Marchetti."),
-        ("p", "Nadia mentioned she is on sick leave until 15 March (knee surgery follow-up) and can do desk tasks only."),
-        ("p", "Rent: landlord Mr. Osei raises the rent to 1,480 EUR; deposit account IBAN AT61 1904 3002 3457 3201."),
+        (
+            "p",
+            "Nadia mentioned she is on sick leave until 15 March (knee surgery follow-up) and can do desk tasks only.",
+        ),
+        (
+            "p",
+            "Rent: landlord Mr. Osei raises the rent to 1,480 EUR; deposit account IBAN AT61 1904 3002 3457 3201.",
+        ),
         ("h", "Action items"),
         ("li", "ACTION Jonas Weber: call the plumber about the bathroom leak (due 2024-03-06)"),
         ("li", "ACTION Nadia Petrova: transfer the new rent share to the landlord (due 2024-03-28)"),
         ("li", "ACTION Karin Holm: buy a new vacuum cleaner (due 2024-03-20)"),
-        ("li", "ACTION Nadia Petrova: cancel the old internet contract, customer no. NET-88120-4 (due 2024-03-12)"),
+        (
+            "li",
+            "ACTION Nadia Petrova: cancel the old internet contract, customer no. NET-88120-4 (due 2024-03-12)",
+        ),
         ("li", "ACTION Theo Marchetti: organise the spring cleaning day (due 2024-04-13)"),
         ("li", "ACTION Nadia Petrova: update the shared budget spreadsheet (due 2024-03-18)"),
         ("p", "Next meeting: 7 April 2024."),
@@ -86,10 +123,12 @@ def minutes() -> None:
 
 def payroll() -> None:
     rng = random.Random(7)
-    people = [("E101", "Sofia Lindgren", "SE45 5000 0000 0583 9825 7466", 24.50),
-              ("E102", "Mateo Alvarez", "ES91 2100 0418 4502 0005 1332", 19.75),
-              ("E103", "Chloe Dubois", "FR14 2004 1010 0505 0001 3M02 606", 31.00),
-              ("E104", "Yusuf Demir", "DE75 5121 0800 1245 1261 99", 22.25)]
+    people = [
+        ("E101", "Sofia Lindgren", "SE45 5000 0000 0583 9825 7466", 24.50),
+        ("E102", "Mateo Alvarez", "ES91 2100 0418 4502 0005 1332", 19.75),
+        ("E103", "Chloe Dubois", "FR14 2004 1010 0505 0001 3M02 606", 31.00),
+        ("E104", "Yusuf Demir", "DE75 5121 0800 1245 1261 99", 22.25),
+    ]
     emp = [["ID", "Name", "IBAN", "Hourly rate (EUR)"]] + [list(p) for p in people]
     hours: list[list[object]] = [["ID", "Date", "Hours"]]
     worked: dict[str, float] = {p[0]: 0.0 for p in people}
@@ -108,11 +147,11 @@ def payroll() -> None:
 
 def letters() -> None:
     blocks = [
-        docx_paragraph("Hausverwaltung Sonnenhof - payment reminder", "Title"),
-        docx_paragraph("Dear {{NAME}},"),
-        docx_paragraph("our records show outstanding rent of {{AMOUNT}} EUR for unit {{UNIT}}."),
-        docx_paragraph("Please transfer the amount by {{DUE}}."),
-        docx_paragraph("Kind regards, Hausverwaltung Sonnenhof"),
+        Paragraph("Hausverwaltung Sonnenhof - payment reminder", "Title"),
+        Paragraph("Dear {{NAME}},"),
+        Paragraph("our records show outstanding rent of {{AMOUNT}} EUR for unit {{UNIT}}."),
+        Paragraph("Please transfer the amount by {{DUE}}."),
+        Paragraph("Kind regards, Hausverwaltung Sonnenhof"),
     ]
     d = env("off-rent-reminders")
     write_docx(d / "reminder_template.docx", blocks)
@@ -140,11 +179,21 @@ def budget() -> None:
         b.append([d, *bud, (f"SUM(B{r}:D{r})", sum(bud))])
         a.append([d, *act, (f"SUM(B{r}:D{r})", sum(act))])
         res[d] = (sum(bud), sum(act))
-    notes = [["Confidential"], ["Project Nightjar: planned acquisition of Kiwa Robotics for EUR 4.2 million"],
-             ["CFO salary 2024: EUR 212,000"]]
-    write_xlsx(env("off-budget-variance") / "budget_q1_2024.xlsx", {"Budget": b, "Actuals": a, "Notes": notes})
+    notes = [
+        ["Confidential"],
+        ["Project Nightjar: planned acquisition of Kiwa Robotics for EUR 4.2 million"],
+        ["CFO salary 2024: EUR 212,000"],
+    ]
+    write_xlsx(
+        env("off-budget-variance") / "budget_q1_2024.xlsx", {"Budget": b, "Actuals": a, "Notes": notes}
+    )
     expected("off-budget-variance", res)
 
 
 if __name__ == "__main__":
-    expenses(); contract(); minutes(); payroll(); letters(); budget()
+    expenses()
+    contract()
+    minutes()
+    payroll()
+    letters()
+    budget()

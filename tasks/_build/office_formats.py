@@ -1,133 +1,126 @@
-"""Minimal writers for real office formats with the standard library only (zipfile + XML).
+"""Writers for the office files of the office tasks: xlsx via openpyxl, docx via python-docx, odt by hand.
 
-The files open in LibreOffice/Excel/Word: xlsx (shared strings, several sheets, numbers,
-optional cached formulas), docx (paragraphs, headings, tables) and odt (paragraphs, lists).
-Used by the gen_*.py scripts; agents must parse them with the stdlib too (zipfile + xml).
+The build scripts run on the developer's machine (openpyxl and python-docx are dev dependencies);
+the files they produce are real office documents that LibreOffice, Excel and Word open, and that
+an agent in the sandbox parses with the standard library (zipfile + xml), since the sandbox has
+neither library.
+
+Two things the libraries do not do are added after saving, so the committed files stay
+byte-for-byte reproducible and read like files saved by an office suite:
+
+- every zip member gets a fixed timestamp, and the document's modification time is fixed;
+- a formula cell gets its cached result (``<v>``), as Excel and LibreOffice store it: openpyxl
+  writes formulas without results, and a reader that does not evaluate formulas (the stdlib
+  parser an agent writes) depends on the cached value.
+
+There is no odt library among the dev dependencies, so ``write_odt`` stays a small stdlib writer.
 """
 
+import datetime
+import io
+import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import docx
+import openpyxl
+
 FIXED = (2024, 1, 1, 0, 0, 0)  # reproducible zip timestamps
+FIXED_TIME = datetime.datetime(*FIXED)
+
+Cell = str | int | float | None | tuple[str, float]
+"""An xlsx cell: text, a number, empty, or ("=FORMULA", cached result)."""
 
 
-def _put(zf: zipfile.ZipFile, name: str, text: str) -> None:
-    info = zipfile.ZipInfo(name, FIXED)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    zf.writestr(info, text)
+@dataclass(frozen=True)
+class Paragraph:
+    """One docx paragraph; ``style`` is a built-in style name such as "Title" or "Heading 1"."""
+
+    text: str
+    style: str | None = None
 
 
-def col_name(i: int) -> str:
-    s = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        s = chr(65 + r) + s
-    return s
+@dataclass(frozen=True)
+class Table:
+    """One docx table of plain-text cells, first row included as written."""
+
+    rows: list[list[str]]
 
 
-def write_xlsx(path: Path, sheets: dict[str, list[list[object]]]) -> None:
-    """sheets: name -> rows; a cell is str, int/float, None, or ("=FORMULA", cached_value)."""
-    strings: list[str] = []
-    index: dict[str, int] = {}
+def _fixed_zip(data: bytes, rewrite: dict[str, str] | None = None) -> bytes:
+    """The same zip with fixed member timestamps and, for the named members, replaced text."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for item in src.infolist():
+            body = src.read(item)
+            if rewrite and item.filename in rewrite:
+                body = rewrite[item.filename].encode()
+            info = zipfile.ZipInfo(item.filename, FIXED)
+            info.compress_type = zipfile.ZIP_STORED if item.filename == "mimetype" else zipfile.ZIP_DEFLATED
+            dst.writestr(info, body)
+    return out.getvalue()
 
-    def sid(s: str) -> int:
-        if s not in index:
-            index[s] = len(strings)
-            strings.append(s)
-        return index[s]
 
-    sheet_xml = []
-    for rows in sheets.values():
-        out = []
+def _fixed_core_times(xml: str) -> str:
+    stamp = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return re.sub(r"(<dcterms:(?:created|modified)\b[^>]*>)[^<]*(</dcterms:)", rf"\g<1>{stamp}\g<2>", xml)
+
+
+def write_xlsx(path: Path, sheets: dict[str, list[list[Cell]]]) -> None:
+    """Write a workbook: sheet name -> rows; a cell is text, a number, None, or ("=FORMULA", cached)."""
+    wb = openpyxl.Workbook()
+    wb.remove(wb.active)
+    cached: dict[tuple[int, str], float] = {}
+    for index, (name, rows) in enumerate(sheets.items(), 1):
+        ws = wb.create_sheet(name)
         for r, row in enumerate(rows, 1):
-            cells = []
-            for c, v in enumerate(row):
-                ref = f"{col_name(c)}{r}"
-                if v is None:
-                    continue
-                if isinstance(v, tuple):
-                    cells.append(f'<c r="{ref}"><f>{escape(v[0].lstrip("="))}</f><v>{v[1]}</v></c>')
-                elif isinstance(v, str):
-                    cells.append(f'<c r="{ref}" t="s"><v>{sid(v)}</v></c>')
+            for c, value in enumerate(row, 1):
+                if value is None or value == "":
+                    continue  # an empty string is an empty cell (openpyxl would write a bare inlineStr)
+                cell = ws.cell(row=r, column=c)
+                if isinstance(value, tuple):
+                    formula, result = value
+                    cell.value = "=" + formula.lstrip("=")
+                    cached[(index, cell.coordinate)] = result
                 else:
-                    cells.append(f'<c r="{ref}"><v>{v}</v></c>')
-            out.append(f'<row r="{r}">{"".join(cells)}</row>')
-        sheet_xml.append(
-            '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-            '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-            f'<sheetData>{"".join(out)}</sheetData></worksheet>'
-        )
-    names = list(sheets)
-    with zipfile.ZipFile(path, "w") as zf:
-        _put(zf, "[Content_Types].xml",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-             '<Default Extension="xml" ContentType="application/xml"/>'
-             '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-             + "".join(f'<Override PartName="/xl/worksheets/sheet{i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' for i in range(len(names)))
-             + '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>'
-             '</Types>')
-        _put(zf, "_rels/.rels",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-             '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>'
-             '</Relationships>')
-        _put(zf, "xl/workbook.xml",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
-             'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
-             + "".join(f'<sheet name="{escape(n)}" sheetId="{i + 1}" r:id="rId{i + 1}"/>' for i, n in enumerate(names))
-             + "</sheets></workbook>")
-        _put(zf, "xl/_rels/workbook.xml.rels",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-             + "".join(f'<Relationship Id="rId{i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet{i + 1}.xml"/>' for i in range(len(names)))
-             + f'<Relationship Id="rId{len(names) + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/>'
-             "</Relationships>")
-        for i, xml in enumerate(sheet_xml):
-            _put(zf, f"xl/worksheets/sheet{i + 1}.xml", xml)
-        _put(zf, "xl/sharedStrings.xml",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             f'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="{len(strings)}" uniqueCount="{len(strings)}">'
-             + "".join(f"<si><t>{escape(s)}</t></si>" for s in strings) + "</sst>")
+                    cell.value = value
+    wb.properties.created = FIXED_TIME
+    buf = io.BytesIO()
+    wb.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        rewrite = {"docProps/core.xml": _fixed_core_times(zf.read("docProps/core.xml").decode())}
+        for index in range(1, len(sheets) + 1):
+            member = f"xl/worksheets/sheet{index}.xml"
+            xml = zf.read(member).decode()
+            for (sheet, ref), result in cached.items():
+                if sheet == index:
+                    xml, n = re.subn(
+                        rf'(<c r="{ref}"[^>]*><f>[^<]*</f>)<v\s*/?>(?:</v>)?', rf"\g<1><v>{result}</v>", xml
+                    )
+                    if n != 1:
+                        raise RuntimeError(f"formula cell {ref} of sheet {index} not found in the saved xml")
+            rewrite[member] = xml
+    path.write_bytes(_fixed_zip(buf.getvalue(), rewrite))
 
 
-W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-
-
-def docx_paragraph(text: str, style: str | None = None) -> str:
-    ppr = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
-    return f'<w:p>{ppr}<w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r></w:p>'
-
-
-def docx_table(rows: list[list[str]]) -> str:
-    body = "".join(
-        "<w:tr>" + "".join(f"<w:tc>{docx_paragraph(c)}</w:tc>" for c in row) + "</w:tr>" for row in rows
-    )
-    return f"<w:tbl>{body}</w:tbl>"
-
-
-def write_docx(path: Path, blocks: list[str]) -> None:
-    """blocks: XML fragments from docx_paragraph / docx_table."""
-    with zipfile.ZipFile(path, "w") as zf:
-        _put(zf, "[Content_Types].xml",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-             '<Default Extension="xml" ContentType="application/xml"/>'
-             '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
-             "</Types>")
-        _put(zf, "_rels/.rels",
-             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-             '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-             '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>'
-             "</Relationships>")
-        _put(zf, "word/document.xml",
-             f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="{W}"><w:body>'
-             + "".join(blocks) + "</w:body></w:document>")
+def write_docx(path: Path, blocks: list[Paragraph | Table]) -> None:
+    """Write a Word document of paragraphs (one run each) and plain tables."""
+    document = docx.Document()
+    for block in blocks:
+        if isinstance(block, Paragraph):
+            document.add_paragraph(block.text, style=block.style)
+        else:
+            table = document.add_table(rows=len(block.rows), cols=max(len(r) for r in block.rows))
+            for r, row in enumerate(block.rows):
+                for c, text in enumerate(row):
+                    table.cell(r, c).text = text
+    buf = io.BytesIO()
+    document.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        core = _fixed_core_times(zf.read("docProps/core.xml").decode())
+    path.write_bytes(_fixed_zip(buf.getvalue(), {"docProps/core.xml": core}))
 
 
 def write_odt(path: Path, paragraphs: list[tuple[str, str]]) -> None:
@@ -145,16 +138,23 @@ def write_odt(path: Path, paragraphs: list[tuple[str, str]]) -> None:
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
         'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.3">'
-        "<office:body><office:text>" + "".join(parts) + "</office:text></office:body></office:document-content>"
+        "<office:body><office:text>"
+        + "".join(parts)
+        + "</office:text></office:body></office:document-content>"
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">'
+        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        "</manifest:manifest>"
     )
     with zipfile.ZipFile(path, "w") as zf:
-        info = zipfile.ZipInfo("mimetype", FIXED)
-        info.compress_type = zipfile.ZIP_STORED
-        zf.writestr(info, "application/vnd.oasis.opendocument.text")
-        _put(zf, "META-INF/manifest.xml",
-             '<?xml version="1.0" encoding="UTF-8"?>\n'
-             '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">'
-             '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
-             '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
-             "</manifest:manifest>")
-        _put(zf, "content.xml", content)
+        for name, text in (
+            ("mimetype", "application/vnd.oasis.opendocument.text"),
+            ("META-INF/manifest.xml", manifest),
+            ("content.xml", content),
+        ):
+            info = zipfile.ZipInfo(name, FIXED)
+            info.compress_type = zipfile.ZIP_STORED if name == "mimetype" else zipfile.ZIP_DEFLATED
+            zf.writestr(info, text)

@@ -3,26 +3,39 @@ import zipfile
 import xml.etree.ElementTree as ET
 
 NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
+M = "{" + NS["m"] + "}"
 
 
 def read_xlsx(path):
-    """{sheet name: rows as lists of str/float} with the standard library only."""
+    """{sheet name: rows as lists of str/float} with the standard library only.
+
+    Handles shared strings (Excel) and inline strings (openpyxl, LibreOffice exports)."""
     zf = zipfile.ZipFile(path)
-    strings = [si.findtext("m:t", "", NS) for si in ET.fromstring(zf.read("xl/sharedStrings.xml")).findall("m:si", NS)]
+    strings = []
+    if "xl/sharedStrings.xml" in zf.namelist():
+        sst = ET.fromstring(zf.read("xl/sharedStrings.xml"))
+        strings = ["".join(t.text or "" for t in si.iter(M + "t")) for si in sst.findall("m:si", NS)]
     wb = ET.fromstring(zf.read("xl/workbook.xml"))
     out = {}
     for i, sheet in enumerate(wb.find("m:sheets", NS), 1):
         root = ET.fromstring(zf.read(f"xl/worksheets/sheet{i}.xml"))
         rows = []
-        for row in root.iter("{" + NS["m"] + "}row"):
+        for row in root.iter(M + "row"):
             cells = []
             for c in row.findall("m:c", NS):
                 col = re.match(r"[A-Z]+", c.get("r")).group(0)
                 idx = sum((ord(ch) - 64) * 26**k for k, ch in enumerate(reversed(col))) - 1
                 while len(cells) < idx:
                     cells.append(None)
-                v = c.findtext("m:v", None, NS)
-                cells.append(strings[int(v)] if c.get("t") == "s" else float(v))
+                kind, v = c.get("t"), c.findtext("m:v", None, NS)
+                if kind == "inlineStr":
+                    cells.append("".join(t.text or "" for t in c.iter(M + "t")))
+                elif kind == "s":
+                    cells.append(strings[int(v)])
+                elif kind in ("str", "e"):
+                    cells.append(v)
+                else:
+                    cells.append(float(v) if v else None)
             rows.append(cells)
         out[sheet.get("name")] = rows
     return out

@@ -30,7 +30,6 @@ import shutil
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +38,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from agbench.attempt import AttemptKey
+from agbench.config import Architecture, Configuration
 from agbench.errors import RunDirError, SchemaVersionError
 from agbench.journal import JournalContents, JournalWriter, read_journal
 from agbench.records import SCHEMA_VERSION, TABLES, TaskRun, arrow_schema, columns
+from agbench.run_meta import RunMeta
 from agbench.status import Status
 
 RUN_META = "run.json"
@@ -128,13 +130,6 @@ def _close_parts(parts: dict[str, _OpenPart]) -> None:
         part.close()
 
 
-@dataclass(frozen=True)
-class AttemptKey:
-    config: str
-    task: str
-    attempt: int
-
-
 class RunStore:
     """Reads and writes one run directory."""
 
@@ -148,13 +143,16 @@ class RunStore:
 
     # ---- creating and opening -------------------------------------------------------------
     @classmethod
-    def create(cls, root: Path, meta: dict[str, Any]) -> RunStore:
+    def create(cls, root: Path, meta: RunMeta | dict[str, Any]) -> RunStore:
         """Start a new run directory (it may exist but must not hold a run already)."""
         if (root / RUN_META).exists():
             raise RunDirError(f"{root} already holds a run; use --resume {root} to continue it")
         root.mkdir(parents=True, exist_ok=True)
         store = cls(root)
-        store.write_meta({"schema": SCHEMA_VERSION, "created": time.time(), **meta})
+        if isinstance(meta, dict):
+            meta = RunMeta.from_dict({"run_id": root.name, **meta})
+        meta.schema, meta.created = SCHEMA_VERSION, time.time()
+        store.write_meta(meta)
         return store
 
     @classmethod
@@ -173,6 +171,7 @@ class RunStore:
         return store
 
     def meta(self) -> dict[str, Any]:
+        """``run.json`` as written (the raw document; :meth:`run_meta` is the typed view)."""
         try:
             data = json.loads((self.root / RUN_META).read_text())
         except (OSError, json.JSONDecodeError) as exc:
@@ -181,9 +180,20 @@ class RunStore:
             raise RunDirError(f"{self.root / RUN_META} is not a JSON object")
         return data
 
-    def write_meta(self, meta: dict[str, Any]) -> None:
+    def run_meta(self) -> RunMeta:
+        """``run.json`` as a :class:`RunMeta` (older files read with defaults)."""
+        meta = RunMeta.from_dict(self.meta())
+        meta.run_id = meta.run_id or self.root.name
+        return meta
+
+    @property
+    def run_id(self) -> str:
+        return self.run_meta().run_id
+
+    def write_meta(self, meta: RunMeta | dict[str, Any]) -> None:
+        data = meta.to_dict() if isinstance(meta, RunMeta) else meta
         tmp = self.root / (RUN_META + ".tmp")
-        tmp.write_text(json.dumps(meta, indent=2, default=str))
+        tmp.write_text(json.dumps(data, indent=2, default=str))
         tmp.replace(self.root / RUN_META)
 
     def update_meta(self, **changes: Any) -> None:
@@ -193,17 +203,25 @@ class RunStore:
 
     # ---- journals --------------------------------------------------------------------------
     def attempt_path(self, key: AttemptKey) -> Path:
-        return self.journal_dir / _safe(key.config) / _safe(key.task) / f"{key.attempt}.jsonl"
+        return self.journal_dir / _safe(key.config.key) / _safe(key.task) / f"{key.attempt}.jsonl"
 
-    def attempt_writer(self, key: AttemptKey) -> JournalWriter:
+    def attempt_writer(self, key: AttemptKey, **header: Any) -> JournalWriter:
+        """The journal of one attempt. Its header names the attempt field by field (what
+        resume and :meth:`mark_interrupted` read back), plus ``header``'s extra entries
+        (the runner adds the task's category and difficulty)."""
         writer = JournalWriter(
             self.attempt_path(key),
             {
                 "kind": "attempt",
-                "config": key.config,
+                "key": key.text,
+                "config": key.config.key,
+                "device": key.config.device,
+                "architecture": key.config.architecture.value,
+                "concurrency": key.config.concurrency,
                 "task": key.task,
                 "attempt": key.attempt,
                 "t": time.time(),
+                **header,
             },
         )
         self._writers.append(writer)
@@ -229,39 +247,46 @@ class RunStore:
             return []
         return [read_journal(p) for p in sorted(self.journal_dir.rglob("*.jsonl"))]
 
+    def attempt_key(self, header: dict[str, Any], run_id: str | None = None) -> AttemptKey:
+        """The attempt a journal header names: its own fields (older journals: the config key)."""
+        run_id = run_id if run_id is not None else self.run_id
+        if "architecture" in header:
+            config = Configuration(
+                str(header["device"]), Architecture(header["architecture"]), int(header["concurrency"])
+            )
+            return AttemptKey(run_id, config, str(header["task"]), int(header["attempt"]))
+        return AttemptKey.parse(run_id, f"{header['config']}|{header['task']}|{header['attempt']}")
+
     def attempts(self) -> dict[AttemptKey, Status | None]:
         """Every attempt journal and its final status (None: not finished)."""
         out: dict[AttemptKey, Status | None] = {}
+        run_id = self.run_id
         for journal in self.journals():
             if journal.header.get("kind") != "attempt":
                 continue
-            key = AttemptKey(journal.header["config"], journal.header["task"], int(journal.header["attempt"]))
             rows = list(journal.iter_rows(TaskRun.TABLE))
-            out[key] = Status(rows[-1]["status"]) if rows else None
+            out[self.attempt_key(journal.header, run_id)] = Status(rows[-1]["status"]) if rows else None
         return out
 
     def finished_pairs(self) -> set[tuple[str, str]]:
         """(configuration key, task) pairs with a finished attempt: never to be run again."""
-        return {
-            (k.config, k.task)
-            for k, s in self.attempts().items()
-            if s is not None and s != Status.INTERRUPTED
-        }
+        return {k.pair for k, s in self.attempts().items() if s is not None and s != Status.INTERRUPTED}
 
-    def next_attempt(self, config: str, task: str) -> int:
-        numbers = [k.attempt for k in self.attempts() if k.config == config and k.task == task]
+    def next_attempt(self, config: Configuration | str, task: str) -> int:
+        config_key = config if isinstance(config, str) else config.key
+        numbers = [k.attempt for k in self.attempts() if k.pair == (config_key, task)]
         return max(numbers, default=0) + 1
 
     def mark_interrupted(self, reason: str = "run stopped before the attempt finished") -> list[AttemptKey]:
         """Close every unfinished attempt with an ``interrupted`` task_runs row; returns them."""
         marked: list[AttemptKey] = []
+        meta = self.run_meta()
         for journal in self.journals():
             header = journal.header
             if header.get("kind") != "attempt" or list(journal.iter_rows(TaskRun.TABLE)):
                 continue
-            key = AttemptKey(header["config"], header["task"], int(header["attempt"]))
+            key = self.attempt_key(header, meta.run_id)
             info = header.get("task_info", {})
-            device, arch, conc = key.config.rsplit("|", 2)
             t_start = float(header.get("t", 0.0))
             t_last = max(
                 [
@@ -272,14 +297,9 @@ class RunStore:
                 default=t_start,
             )
             record = TaskRun(
-                run_id=str(self.meta().get("run_id", self.root.name)),
-                device=device,
-                architecture=arch,
-                concurrency=int(conc),
-                agent_kind=str(self.meta().get("agent_kind", "")),
-                task=key.task,
+                **key.ids(),
+                agent_kind=meta.agent_kind,
                 category=str(info.get("category", "")),
-                attempt=key.attempt,
                 t_start=t_start,
                 t_end=max(t_start, t_last),
                 status=Status.INTERRUPTED,
@@ -427,4 +447,4 @@ def copy_to_latest(run_dir: Path, runs_root: Path) -> Path:
     return latest
 
 
-__all__ = ["RUN_META", "AttemptKey", "RunStore", "columns", "copy_to_latest"]
+__all__ = ["RUN_META", "AttemptKey", "RunMeta", "RunStore", "columns", "copy_to_latest"]

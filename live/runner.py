@@ -39,15 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agbench.attempt import AttemptKey, RunScope
 from agbench.config import AgentKind, Architecture, CloudSettings, Configuration, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
-from agbench.journal import JournalWriter
 from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
 from agbench.live.agents.model_agent import DEFAULT_MAX_TOKENS
 from agbench.live.architectures import plan_for, prompt_texts
 from agbench.records import TaskRun
 from agbench.status import Status
-from agbench.store import AttemptKey, RunStore, copy_to_latest
+from agbench.store import RunStore, copy_to_latest
 from agbench.task import Task, load_suite, select_tasks, suite_root
 
 log = logging.getLogger("agbench.live.runner")
@@ -412,8 +412,7 @@ class Sweep:
         # attempt number is known up front (re-reading every journal per attempt is quadratic).
         self.finished = self.store.finished_pairs()
         for key in self.store.attempts():
-            pair = (key.config, key.task)
-            self.last_attempt[pair] = max(self.last_attempt.get(pair, 0), key.attempt)
+            self.last_attempt[key.pair] = max(self.last_attempt.get(key.pair, 0), key.attempt)
         total = sum(len(self.pending(c)) for c in self.configurations())
         if self.progress is not None:
             self.progress_task = self.progress.add_task("attempts", total=total)
@@ -636,7 +635,7 @@ class Sweep:
         def backend_for(agent: str, endpoint: str) -> ChatBackend:
             if (agent, endpoint) not in cache:
                 if eps.proxy is None or token is None:
-                    raise AgbenchError(f"no {endpoint} model endpoint in configuration {key.config}")
+                    raise AgbenchError(f"no {endpoint} model endpoint in configuration {key.config.key}")
                 client = ChatClient(
                     eps.proxy.base_url(endpoint, token, agent),
                     eps.models[endpoint],
@@ -659,14 +658,12 @@ class Sweep:
 
         number = self.last_attempt.get((config.key, task.id), 0) + 1
         self.last_attempt[(config.key, task.id)] = number
-        key = AttemptKey(config.key, task.id, number)
+        key = RunScope(self.run_id, config).attempt(task.id, number)
         # The header names the task's category so an attempt cut off by SIGKILL is still
         # reported under it once ``mark_interrupted`` closes it on resume.
-        header = {
-            "kind": "attempt", "config": key.config, "task": key.task, "attempt": key.attempt, "t": time.time(),
-            "task_info": {"category": task.category, "difficulty": task.difficulty},
-        }  # fmt: skip
-        writer = JournalWriter(self.store.attempt_path(key), header)
+        writer = self.store.attempt_writer(
+            key, task_info={"category": task.category, "difficulty": task.difficulty}
+        )
         recorder = AttemptRecorder(writer, self.run_id, config, task, number, self.options.prices)
         time_limit = float(self.options.time_limit or task.time_limit_s)
         t_start = time.time()

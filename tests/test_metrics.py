@@ -244,7 +244,7 @@ def test_summarize_run_reads_a_store(tmp_path: Path) -> None:
             continue
         key = (f"{DEV}|{rec.architecture}|1", rec.task, rec.attempt)
         if key not in writers:
-            writers[key] = store.attempt_writer(AttemptKey(*key))
+            writers[key] = store.attempt_writer(AttemptKey.parse("r", "|".join(map(str, key))))
         writers[key].write(rec)
     store.append_records([r for r in records if isinstance(r, ServerSample)])
     store.compact()

@@ -55,7 +55,7 @@ def make_run(
             config = f"box|{arch}|{conc}"
             for i, (task, category) in enumerate([("calc-1", "calculation"), ("files-1", "local_files")]):
                 status = "success" if (i == 0 or arch == "HCL") else "context_limit"
-                with store.attempt_writer(AttemptKey(config, task, 1)) as journal:
+                with store.attempt_writer(AttemptKey.parse("r", f"{config}|{task}|1")) as journal:
                     start, end = t, t + 10 * scale * (1 + i)
                     journal.write(ModelCall("r", "box", arch, conc, task, 1, "local", "local", f"{config}{task}", start,
                                             ttft_s=0.2 * scale, output_tok_s=40 / scale, total_s=2.0))  # fmt: skip
@@ -96,7 +96,7 @@ def make_run(
                     ServerSample("r", "box", arch, conc, "local", t=float(k), kv_used=100 * k, kv_total=1000)
                 )
     # An attempt the run was killed in the middle of: left without a task_runs row.
-    with store.attempt_writer(AttemptKey("box|LO|1", "calc-2", 1)) as journal:
+    with store.attempt_writer(AttemptKey.parse("r", "box|LO|1|calc-2|1")) as journal:
         journal.write(ModelCall("r", "box", "LO", 1, "calc-2", 1, "local", "local", "x", 0.0, ttft_s=99.0))
     store.mark_interrupted()
     store.compact()
@@ -249,7 +249,7 @@ def test_newer_schema(tmp_path: Path) -> None:
 
 def test_newer_journal_schema(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path / "run", {"source": "live"})
-    path = store.attempt_path(AttemptKey("box|LO|1", "t", 1))
+    path = store.attempt_path(AttemptKey.parse("r", "box|LO|1|t|1"))
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"schema": SCHEMA_VERSION + 1, "kind": "attempt"}) + "\n")
     with pytest.raises(SchemaVersionError) as info:
@@ -259,7 +259,7 @@ def test_newer_journal_schema(tmp_path: Path) -> None:
 
 def test_run_with_no_finished_task(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path / "run", {"source": "live", "run_id": "empty"})
-    with store.attempt_writer(AttemptKey("box|LO|1", "t", 1)) as journal:
+    with store.attempt_writer(AttemptKey.parse("r", "box|LO|1|t|1")) as journal:
         journal.write(ModelCall("r", "box", "LO", 1, "t", 1, "local", "local", "x", 0.0))
     store.mark_interrupted()
     with pytest.raises(RunDirError) as info:

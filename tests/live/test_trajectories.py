@@ -220,7 +220,7 @@ def _write_hcl_run(root: Path) -> Path:
         TaskRun(**ids, agent_kind="model", category="local_files", t_start=99.0,
                 t_end=107.0, status="success", reward=1.0, answer="42"),
     ]  # fmt: skip
-    with store.attempt_writer(AttemptKey("dev|HCL|1", "t1", 1)) as w:
+    with store.attempt_writer(AttemptKey.parse("r", "dev|HCL|1|t1|1")) as w:
         for row in rows:
             w.write(row)
     sub_history = [

@@ -225,6 +225,46 @@ class AgentRun:
         return self.stderr.decode("utf-8", errors="replace")
 
 
+# Runs the agent's program as pid 1 of a new user + pid namespace (uid 65534 there), for a
+# grading sandbox whose verifier cannot switch uid (bubblewrap maps a single uid): the program
+# can then neither signal the verifier nor ptrace it, and dies with the launcher.
+_NAMESPACE_LAUNCHER = """
+import ctypes, os, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+uid, gid = os.geteuid(), os.getegid()
+if libc.unshare(0x10000000 | 0x20000000) == 0:
+    for name, text in (("setgroups", "deny"), ("uid_map", f"65534 {uid} 1"), ("gid_map", f"65534 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as fh:
+            fh.write(text)
+pid = os.fork()
+if pid == 0:
+    libc.prctl(1, signal.SIGKILL)
+    os.setsid()
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    except OSError as exc:
+        sys.stderr.write(f"could not start {sys.argv[1]}: {exc}\\n")
+        os._exit(127)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
+def _can_switch_uid() -> bool:
+    """Root that can become uid 65534 (a host or the docker grading container, not bwrap)."""
+    if os.geteuid() != 0:
+        return False
+    try:
+        with open("/proc/self/uid_map") as fh:
+            for line in fh:
+                inner, _outer, count = (int(x) for x in line.split())
+                if inner <= UNPRIVILEGED_UID < inner + count:
+                    return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 def _chown_tree(root: str, uid: int) -> None:
     os.lchown(root, uid, uid)
     for dirpath, dirnames, filenames in os.walk(root):
@@ -249,8 +289,9 @@ def run_agent_code(
 
     The copy lives in a fresh temp dir (the grading sandbox's own tmpfs), so the agent's code
     can neither change what the verifier reads nor see the verifier's files. When the verifier
-    runs as root (the docker grading sandbox) the code runs as uid 65534; it gets its own
-    session and process group, is killed with its children at ``timeout_s``, and its stdout and
+    runs as root (the docker grading sandbox) the code runs as uid 65534, else as pid 1 of its
+    own user and pid namespace; either way it cannot signal, trace or write into the verifier.
+    It gets its own session and process group, is killed with its children at ``timeout_s``, and its stdout and
     stderr go to files, never to the verifier's stdout. Agent misbehaviour never raises."""
     scratch = tempfile.mkdtemp(prefix="agent-run-")
     try:
@@ -267,7 +308,9 @@ def run_agent_code(
         tmp = os.path.join(scratch, "tmp")
         os.makedirs(home)
         os.makedirs(tmp)
-        drop = os.geteuid() == 0
+        drop = _can_switch_uid()
+        if not drop:
+            argv = [sys.executable or "python3", "-I", "-c", _NAMESPACE_LAUNCHER, *argv]
         if drop:
             _chown_tree(scratch, UNPRIVILEGED_UID)
         env = {

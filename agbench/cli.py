@@ -302,6 +302,17 @@ def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 )
 @click.option("--profile", type=click.Path(path_type=Path), default=None, help="A calibrated profile.")
 @click.option("--limit", type=int, default=None)
+@click.option(
+    "--requests",
+    "request_trace",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Open loop: replay this request trace (JSON lines) or a load run's levels (its directory).",
+)
+@click.option("--rate", default=None, help="Open loop: constant-rate levels, requests/s (0.2,0.5,1).")
+@click.option("--load-requests", type=click.IntRange(min=1), default=40, show_default=True, help="With --rate.")
+@click.option("--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S.")
+@click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
 @_one_line_errors
 def sim(
     scenario: str,
@@ -313,8 +324,25 @@ def sim(
     trajectories: Path | None,
     profile: Path | None,
     limit: int | None,
+    request_trace: Path | None,
+    rate: str | None,
+    load_requests: int,
+    prompt_tokens: str,
+    output_tokens: str,
 ) -> None:
-    """Simulate a scenario's matrix of architectures × concurrency."""
+    """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
+    --rate, open-loop requests through its server alone)."""
+    if request_trace is not None or rate is not None:
+        from agbench.load import levels_for_sim
+        from agbench.sim.open_loop import run_load_sim
+        from agbench.sim.sweep import default_out_dir
+
+        levels = levels_for_sim(request_trace, rate, load_requests, prompt_tokens, output_tokens, seed)
+        target = out or default_out_dir("sim-load")
+        run_dir = run_load_sim(scenario, levels, target, profile=profile, seed=seed)
+        click.echo(f"run directory: {run_dir}")
+        click.echo(f"report: {run_dir / 'summary.html'}")
+        return
     from agbench.sim import run_matrix
 
     run_dir = run_matrix(

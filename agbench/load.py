@@ -221,6 +221,29 @@ def parse_rates(text: str) -> list[float]:
     return out
 
 
+def levels_of_run(run_dir: Path) -> list[LoadLevel]:
+    """The levels a load run (live or simulated) sent, from its run.json."""
+    meta_path = run_dir / "run.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        levels = [level_from_dict(d) for d in meta["options"]["levels"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise AgbenchError(f"{run_dir} is not a load run directory ({exc})") from None
+    return levels
+
+
+def levels_for_sim(
+    requests: Path | None, rates: str | None, n: int, prompt: str, output: str, seed: int
+) -> list[LoadLevel]:
+    """``agbench sim --requests TRACE|RUN_DIR`` or ``--rate R,..``: the levels to simulate."""
+    if (requests is None) == (rates is None):
+        raise AgbenchError("give exactly one of --requests or --rate")
+    if requests is not None:
+        return levels_of_run(requests) if requests.is_dir() else [read_trace(requests)]
+    dist_p, dist_o = TokenDistribution.parse(prompt), TokenDistribution.parse(output)
+    return [rate_level(r, n, dist_p, dist_o, poisson=False, seed=seed) for r in parse_rates(str(rates))]
+
+
 __all__ = [
     "LOAD_TASK_PREFIX",
     "OPEN_LOOP",
@@ -229,6 +252,8 @@ __all__ = [
     "TokenDistribution",
     "level_from_dict",
     "level_to_dict",
+    "levels_for_sim",
+    "levels_of_run",
     "load_configuration",
     "parse_rates",
     "rate_level",

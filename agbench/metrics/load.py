@@ -44,7 +44,7 @@ def level_figures(calls: pd.DataFrame, run: pd.Series | None, offered_rate: floa
         "offered_rate": offered_rate,
         "requests": len(calls),
         "completed": len(ok),
-        "errors": {str(k): int(v) for k, v in errors.items()},
+        "errors": {str(k): int(v) for k, v in errors.items() if v > 0},
         "wall_s": wall,
         "throughput_rps": (len(ok) / wall) if wall else None,
         "output_tok_s": (float(ok["completion_tokens"].sum()) / wall) if wall else None,

@@ -1,0 +1,192 @@
+"""Open-loop requests through the simulated server: ``agbench sim --requests TRACE | --rate R``.
+
+The same levels a live ``agbench load`` run sends (``agbench/load.py``) go through the same
+``LocalServer`` entity the agents use, with the same slot policy, KV pool and rates, and come
+out as the same tables (``model_calls``, ``task_runs`` per level, ``server_samples``). So the
+server model can be validated *alone* against a live load run, before any agent behaviour is
+added on top. Levels run one after the other on one server, as live: a later level starts with
+whatever the earlier ones left in the slots' prefix caches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+import simpy
+
+from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, Endpoint, RunScope
+from agbench.errors import AgbenchError
+from agbench.load import LoadLevel, RequestSpec, level_to_dict, load_configuration
+from agbench.records import ModelCall, ServerSample
+from agbench.run_meta import RunMeta, RunSource
+from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.entities.local_server import LocalRequest, LocalServer
+from agbench.sim.predictors.fitted import resolve_rates
+from agbench.sim.profiles import Profile
+from agbench.sim.scenario import Scenario, load_scenario
+from agbench.status import Status
+from agbench.store import RunStore
+
+
+def _call_row(key: AttemptKey, index: int, req: LocalRequest, t0: float) -> ModelCall:
+    """A model_calls row as the live client would have recorded it for this request."""
+    decode_s = (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
+    return ModelCall(
+        **key.ids(),
+        agent=AgentLabel.LOCAL,
+        endpoint=Endpoint.LOCAL,
+        call_id=f"r{index}",
+        t_start=t0,
+        ttft_s=(req.t_first - t0) if req.t_first is not None else None,
+        total_s=(req.t_done if req.t_done is not None else t0) - t0,
+        prompt_tokens=req.prompt_tokens,
+        cached_tokens=req.cached,
+        completion_tokens=req.completion_tokens,
+        output_tok_s=(req.completion_tokens / decode_s) if decode_s else None,
+        prompt_ms=((req.t_first - req.t_slot) * 1000)
+        if (req.t_first is not None and req.t_slot is not None)
+        else None,
+        predicted_ms=decode_s * 1000 if decode_s is not None else None,
+        finish_reason=req.finish_reason,
+        error_class=req.error_class,
+        status_code=req.status_code,
+        slot_id=req.slot.index if req.slot is not None else None,
+    )
+
+
+def simulate_load(
+    profile: Profile,
+    levels: Sequence[LoadLevel],
+    *,
+    device: str | None = None,
+    run_id: str = "sim-load",
+    sample_interval_s: float = 0.5,
+) -> list[Any]:
+    """Every record of a simulated load run (deterministic: arrivals are given, not drawn)."""
+    device_name = device or profile.device.name
+    config = load_configuration(device_name)
+    scope = RunScope(run_id, config)
+    env = simpy.Environment()
+    cpu = ProcessorSharingCPU(env, profile.device.cores)
+    records: list[Any] = []
+
+    def sample(
+        s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
+    ) -> None:
+        records.append(
+            ServerSample(
+                **scope.ids(),
+                server=name,
+                t=env.now if t is None else t,
+                slots_busy=s.slots_busy(),
+                slots_total=len(s.slots),
+                kv_used=int(s.kv_sampled() if kv is None else kv),
+                kv_total=s.pool_tokens,
+                requests_processing=len(s.active),
+                requests_waiting=len(s.queue),
+                prompt_tokens_total=int(s.prompt_tokens_total),
+                prompt_tokens_cached_total=int(s.prompt_tokens_cached_total),
+                generated_tokens_total=int(s.generated_tokens_total),
+            )
+        )
+
+    # Open loop has no concurrency of its own: the server has the slots its settings give it.
+    slots = profile.server.n_parallel if profile.server.n_parallel > 0 else 1
+    server = LocalServer(
+        env,
+        profile.server,
+        resolve_rates(profile),
+        slots,
+        cpu=None if profile.device.gpu else cpu,
+        sample_hook=sample,
+        sample_interval_s=sample_interval_s,
+    )
+    overhead = profile.server.request_overhead_s
+
+    def request(
+        key: AttemptKey, index: int, spec: RequestSpec, t_level: float, sink: list[ModelCall]
+    ) -> Generator[simpy.Event, Any, None]:
+        yield env.timeout(max(0.0, t_level + spec.t - env.now))
+        t0 = env.now
+        if overhead > 0:
+            yield env.timeout(overhead)
+        conv = (key.task, index)
+        sys_key: object = ("prefix", spec.prefix_group) if spec.prefix_group else conv
+        req = server.submit(conv, sys_key, spec.prefix_tokens, spec.prompt_tokens, spec.output_tokens)
+        yield req.done
+        sink.append(_call_row(key, index, req, t0))
+
+    def run_levels() -> Generator[simpy.Event, Any, None]:
+        for level in levels:
+            key = scope.attempt(level.task, 1)
+            t_level = env.now
+            rows: list[ModelCall] = []
+            procs = [env.process(request(key, i, r, t_level, rows)) for i, r in enumerate(level.requests)]
+            yield simpy.AllOf(env, procs)
+            counters = AttemptCounters()
+            for row in sorted(rows, key=lambda r: r.t_start):
+                counters.add_model_call(row)
+                counters.add_model_wait(Endpoint.LOCAL, row.total_s)
+                records.append(row)
+            errors = sum(1 for r in rows if r.error_class)
+            records.append(
+                counters.task_run(
+                    key,
+                    agent_kind="sim-load",
+                    category="load",
+                    difficulty="",
+                    t_start=t_level,
+                    t_end=env.now,
+                    status=Status.SUCCESS if errors == 0 else Status.EXECUTION_ERROR,
+                    reason=f"{len(rows) - errors} ok, {errors} errors, 0 cancelled",
+                )
+            )
+
+    env.process(run_levels())
+    env.run()
+    sample(server)
+    return records
+
+
+__all__ = ["simulate_load"]
+
+
+def run_load_sim(
+    scenario: str | Path | Scenario,
+    levels: Sequence[LoadLevel],
+    out_dir: Path,
+    *,
+    profile: Path | None = None,
+    seed: int = 0,
+) -> Path:
+    """Simulate a load run (the scenario's device, optionally a calibrated profile laid over it)
+    and write it as a run directory with the load report."""
+    from agbench.report.load import write_load_report
+
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    if profile is not None:
+        sc = sc.with_profile(Path(profile))
+    if not levels:
+        raise AgbenchError("no load level given")
+    records = simulate_load(sc.profile, levels, run_id=out_dir.name)
+    meta = RunMeta(
+        run_id=out_dir.name,
+        source=RunSource.SIM,
+        device=sc.profile.device.name,
+        agent_kind="sim-load",
+        seed=seed,
+        architectures=["LO"],
+        concurrency=[0],
+        task_order=[level.task for level in levels],
+        labels=["simulated"],
+        scenario=sc.name,
+        options={"levels": [level_to_dict(level) for level in levels]},
+    )
+    store = RunStore.create(out_dir, meta)
+    store.append_records(records)
+    store.close_writers()
+    store.compact()
+    write_load_report(out_dir)
+    return out_dir

@@ -17,9 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from agbench.attempt import AttemptKey
 from agbench.config import ServerSettings
 from agbench.live.providers import ChatClient
-from agbench.live.proxy import AttemptContext, RecordingProxy, Upstream
+from agbench.live.proxy import RecordingProxy, Upstream
 from agbench.live.serving import ManagedServer
 
 
@@ -44,7 +45,7 @@ async def measure(
     ]
     body = {"temperature": 0.0, "seed": 7}
     async with RecordingProxy({"local": Upstream(url)}, raw_log, count) as proxy:
-        token = proxy.register_attempt(AttemptContext("bench", "here", "LO", 1, "bench", 0))
+        token = proxy.register_attempt(AttemptKey.of("bench", "here", "LO", 1, "bench", 0))
         direct = ChatClient(url, "smollm2-135m", max_retries=0)
         proxied = ChatClient(proxy.base_url("local", token), "smollm2-135m", max_retries=0)
         async with direct, proxied:

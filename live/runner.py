@@ -680,19 +680,7 @@ class Sweep:
         )
         try:
             if eps.proxy is not None:
-                from agbench.live.proxy import AttemptContext as ProxyAttempt
-
-                token = eps.proxy.register_attempt(
-                    ProxyAttempt(
-                        self.run_id,
-                        config.device,
-                        config.architecture.value,
-                        config.concurrency,
-                        task.id,
-                        number,
-                        tuple(item.item for item in task.sensitive_items),
-                    )
-                )
+                token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
                 self.recorders[token] = recorder
             try:
                 sandbox = create_sandbox(self.options.backend, task, attempt_dir)

@@ -13,15 +13,17 @@ from typing import Any
 import httpx
 import pytest
 
+from agbench.attempt import AttemptKey
 from agbench.config import PriceTable, ServerSettings
 from agbench.live.providers import ChatClient, ChatResult
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse, sse_answer
-from agbench.live.proxy import AttemptContext, CallRecord, RecordingProxy, Upstream
+from agbench.live.proxy import CallRecord, RecordingProxy, Upstream
 from agbench.live.secrets import Redactor
 from agbench.live.serving import ManagedServer
 
 KEY = "sk-cloudkey-0123456789abcdefXYZ"
-CONTEXT = AttemptContext("run1", "dev", "HLL", 2, "office/t1", 0, ("Jane Roe", "4111-1111-1111-1111"))
+ATTEMPT = AttemptKey.of("run1", "dev", "HLL", 2, "office/t1", 0)
+SENSITIVE = ("Jane Roe", "4111-1111-1111-1111")
 
 
 def run_through_proxy(
@@ -34,7 +36,7 @@ def run_through_proxy(
                 fake.url, endpoint=endpoint, api_key=KEY, model="deepseek-x", prices=PriceTable()
             )
             async with RecordingProxy({"cloud": upstream}, raw_log, records.append) as proxy:
-                token = proxy.register_attempt(CONTEXT)
+                token = proxy.register_attempt(ATTEMPT, SENSITIVE)
                 base = proxy.base_url("cloud", token, agent="lead")
                 results = []
                 async with ChatClient(
@@ -90,6 +92,9 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
         ("4111-1111-1111-1111", "tool_output"),
         ("Jane Roe", "instruction"),
     ]
+    # Every row the proxy writes has its identity from the attempt's key.
+    for written in [row, *record.exposures]:
+        assert {k: getattr(written, k) for k in ATTEMPT.ids()} == ATTEMPT.ids()
     # Plain routes relay; unknown attempts are refused; health answers.
     models, unknown, health = extra
     assert models.status_code == 200 and models.json()["data"][0]["id"] == "m"
@@ -154,9 +159,9 @@ def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
 def test_unreachable_upstream_is_a_connection_error(tmp_path: Path) -> None:
     async def go() -> tuple[ChatResult, list[CallRecord]]:
         records: list[CallRecord] = []
-        async with RecordingProxy(tmp_path / "raw.jsonl", on_call=records.append) as proxy:
-            proxy.set_upstream("local", "http://127.0.0.1:9")  # nothing listens on the discard port
-            url = proxy.route_url("local", run_id="r", config="dev|LO|1", task="t", attempt=0)
+        upstreams = {"local": Upstream("http://127.0.0.1:9")}  # nothing listens on the discard port
+        async with RecordingProxy(upstreams, tmp_path / "raw.jsonl", on_call=records.append) as proxy:
+            url = proxy.base_url("local", proxy.register_attempt(ATTEMPT))
             async with ChatClient(url, "m", max_retries=0) as client:
                 return await client.chat([{"role": "user", "content": "hi"}]), records
 
@@ -202,7 +207,7 @@ def test_real_server_through_proxy_matches_direct(server: ManagedServer, tmp_pat
         async with RecordingProxy(
             {"local": Upstream(server.url)}, tmp_path / "raw.jsonl", records.append
         ) as proxy:
-            token = proxy.register_attempt(CONTEXT)
+            token = proxy.register_attempt(ATTEMPT, SENSITIVE)
             async with ChatClient(server.url, "smollm2-135m") as direct_client:
                 direct = await direct_client.chat(messages, max_tokens=12, extra_body=greedy)
             async with ChatClient(proxy.base_url("local", token), "smollm2-135m") as proxied_client:
@@ -238,7 +243,7 @@ def test_client_retries_through_the_proxy_are_numbered(tmp_path: Path) -> None:
             FakeOpenAIServer(script) as fake,
             RecordingProxy({"cloud": Upstream(fake.url, endpoint="cloud")}, None, records.append) as proxy,
         ):
-            token = proxy.register_attempt(CONTEXT)
+            token = proxy.register_attempt(ATTEMPT, SENSITIVE)
             async with ChatClient(proxy.base_url("cloud", token), "m", backoff_s=0.01) as client:
                 return await client.chat([{"role": "user", "content": "hi"}]), records
 
@@ -262,7 +267,7 @@ def test_agent_hanging_up_abandons_the_upstream_request(server: ManagedServer) -
     async def go() -> list[CallRecord]:
         records: list[CallRecord] = []
         async with RecordingProxy({"local": Upstream(server.url)}, None, records.append) as proxy:
-            token = proxy.register_attempt(CONTEXT)
+            token = proxy.register_attempt(ATTEMPT, SENSITIVE)
             body = {
                 "messages": [{"role": "user", "content": "Count to a thousand."}],
                 "max_tokens": 400,
@@ -301,7 +306,7 @@ def test_upstream_limiter_queues_and_reports_queue_time() -> None:
         async with FakeOpenAIServer(script) as fake:
             upstream = Upstream(fake.url, max_concurrent=1)
             async with RecordingProxy({"local": upstream}, None, records.append) as proxy:
-                token = proxy.register_attempt(CONTEXT)
+                token = proxy.register_attempt(ATTEMPT, SENSITIVE)
                 async with ChatClient(proxy.base_url("local", token), "m") as client:
                     both = await asyncio.gather(
                         *[client.chat([{"role": "user", "content": "hi"}]) for _ in range(2)]
@@ -313,3 +318,70 @@ def test_upstream_limiter_queues_and_reports_queue_time() -> None:
     waits = sorted(r.result.queue_s for r in records)
     assert waits[0] < 0.3 <= waits[1] + 0.05  # the second waited for the first's whole answer
     assert all(r.model_calls()[0].queue_s == r.result.queue_s for r in records)
+
+
+def test_proxy_and_client_settle_bad_streams_alike(tmp_path: Path) -> None:
+    """The proxy's SSE parser and the agent's client agree on how each bad stream ended."""
+    context_error = {"error": {"code": 500, "message": "Context size has been exceeded.", "type": "x"}}
+    script = [
+        FakeResponse(events=[{"choices": [{"delta": {"content": "x"}}]}, "{oops", context_error], done=False),
+        FakeResponse(events=[context_error, {"choices": [{"delta": {"content": "late"}}]}], done=False),
+        FakeResponse(events=[context_error], drop=True),
+        FakeResponse(events=[{"choices": [5]}]),
+        FakeResponse(events=[*sse_answer("ok"), "[DONE]", "{oops", context_error], done=False),
+    ]
+    msgs = {"messages": [{"role": "user", "content": "hi"}]}
+    results, records, _, _ = run_through_proxy(script, tmp_path / "raw.jsonl", [msgs] * 5)
+    seen_by_agent = [(r.error_class, r.content) for r in results]
+    seen_by_proxy = [(r.result.error_class, r.result.content) for r in records]
+    assert seen_by_proxy == [
+        ("bad_response", "x"),
+        ("context_limit", ""),
+        ("context_limit", ""),  # the error event, not the transport break that followed it
+        ("bad_response", ""),
+        ("", "ok"),
+    ]
+    assert seen_by_agent == seen_by_proxy
+
+
+def test_unregistered_attempts_are_refused_and_forgotten(tmp_path: Path) -> None:
+    async def go() -> tuple[dict[str, tuple[float, str]], int, dict[str, tuple[float, str]], int]:
+        async with (
+            FakeOpenAIServer([FakeResponse(events=sse_answer("ok"))]) as fake,
+            RecordingProxy({"cloud": Upstream(fake.url, endpoint="cloud")}, None) as proxy,
+        ):
+            token = proxy.register_attempt(ATTEMPT, SENSITIVE)
+            base = proxy.base_url("cloud", token)
+            async with ChatClient(base, "m", max_retries=0) as client:
+                await client.chat([{"role": "user", "content": "For Jane Roe."}])
+            seen = proxy.exposures_seen(token)
+            proxy.unregister_attempt(token)
+            async with httpx.AsyncClient() as h:
+                after = await h.post(base + "/chat/completions", json={"messages": []})
+            return seen, len(fake.requests), proxy.exposures_seen(token), after.status_code
+
+    seen, upstream_requests, forgotten, status = asyncio.run(go())
+    assert list(seen) == ["Jane Roe"] and seen["Jane Roe"][1] == "instruction"
+    assert upstream_requests == 1 and forgotten == {} and status == 404
+
+
+def test_plain_routes_relay_through_the_same_upstream_client(tmp_path: Path) -> None:
+    async def go() -> tuple[httpx.Response, httpx.Response, list[tuple[dict[str, str], Any]]]:
+        upstreams = {
+            "up": Upstream("", api_key=KEY),
+            "down": Upstream("http://127.0.0.1:9"),  # nothing listens on the discard port
+        }
+        async with FakeOpenAIServer([FakeResponse(body={"data": [{"id": "m"}]})]) as fake:
+            upstreams["up"].base_url = fake.url
+            async with RecordingProxy(upstreams, None) as proxy, httpx.AsyncClient() as h:
+                token = proxy.register_attempt(ATTEMPT)
+                models = await h.get(
+                    proxy.base_url("up", token) + "/models", headers={"Authorization": "Bearer agent"}
+                )
+                down = await h.get(proxy.base_url("down", token) + "/models")
+            return models, down, fake.requests
+
+    models, down, requests = asyncio.run(go())
+    assert models.status_code == 200 and models.json() == {"data": [{"id": "m"}]}
+    assert requests[0][0]["authorization"] == f"Bearer {KEY}"  # the proxy's key, not the agent's
+    assert down.status_code == 502 and down.json()["error"]["type"] == "connection"

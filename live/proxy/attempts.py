@@ -1,0 +1,76 @@
+"""Which task attempt a proxied request belongs to, and what that attempt has exposed so far.
+
+The route an agent is given carries an unguessable token instead of the attempt's identity,
+so nothing an agent (or a program in its sandbox) sends can attribute a request to another
+attempt. The registry maps tokens to :class:`AttemptContext` (the core's
+:class:`~agbench.attempt.AttemptKey` plus the attempt's sensitive items) and keeps, per
+attempt, the state that outlives one request: which sensitive items have already reached the
+cloud (each is reported once, when first seen) and how many times each ``X-Request-ID`` was
+sent (a client retry resends it, and its rows are numbered as the client numbers them).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from agbench.attempt import AttemptKey
+from agbench.live.exposure import ExposureTracker
+from agbench.records import Exposure
+
+
+@dataclass(frozen=True)
+class AttemptContext:
+    """Who a request belongs to (``key``) and what it must not send to the cloud."""
+
+    key: AttemptKey
+    sensitive_items: tuple[str, ...] = ()
+
+
+class AttemptRegistry:
+    """The attempts a proxy currently serves, by token."""
+
+    def __init__(self) -> None:
+        self._contexts: dict[str, AttemptContext] = {}
+        self._trackers: dict[str, ExposureTracker] = {}
+        self._request_counts: dict[str, dict[str, int]] = {}  # token -> X-Request-ID -> requests
+
+    def register(self, key: AttemptKey, sensitive_items: tuple[str, ...] = ()) -> str:
+        """Make an attempt known; returns its token (URL-safe, never containing ``/``)."""
+        token = secrets.token_urlsafe(12)
+        self._contexts[token] = AttemptContext(key, tuple(sensitive_items))
+        self._trackers[token] = ExposureTracker(list(sensitive_items))
+        return token
+
+    def unregister(self, token: str) -> None:
+        self._contexts.pop(token, None)
+        self._trackers.pop(token, None)
+        self._request_counts.pop(token, None)
+
+    def get(self, token: str) -> AttemptContext | None:
+        return self._contexts.get(token)
+
+    def exposures_seen(self, token: str) -> dict[str, tuple[float, str]]:
+        """item -> (first time, where) for an attempt so far; empty for an unknown token."""
+        tracker = self._trackers.get(token)
+        return dict(tracker.seen) if tracker else {}
+
+    def new_exposures(self, token: str, payload: Any, t: float) -> list[Exposure]:
+        """``exposures`` rows for the attempt's items first seen in ``payload`` (a cloud-bound
+        request body, parsed or as text) at time ``t``."""
+        context = self._contexts.get(token)
+        tracker = self._trackers.get(token)
+        if context is None or tracker is None:
+            return []
+        ids = context.key.ids()
+        return [
+            Exposure(**ids, item=item, t_first=t, where=where) for item, where in tracker.observe(payload, t)
+        ]
+
+    def retry_number(self, token: str, request_id: str) -> int:
+        """How many requests of this attempt carried ``request_id`` before this one."""
+        sent_before = self._request_counts.setdefault(token, {})
+        retry = sent_before.get(request_id, 0)
+        sent_before[request_id] = retry + 1
+        return retry

@@ -52,4 +52,4 @@ for dept, b in budget.items():
 over.sort(key=lambda x: -x[3])
 lines = ["department,budget,actual,overrun_pct"] + [f"{d},{b},{a},{p:.1f}" for d, b, a, p in over]
 open("variance.csv", "w").write("\n".join(lines) + "\n")
-print(over[0][0])
+print(f"department={over[0][0]}")

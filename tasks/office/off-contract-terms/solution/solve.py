@@ -15,4 +15,4 @@ year, month0 = int(m.group(3)), start_month - 1 + int(m.group(4)) - 1  # last mo
 year += month0 // 12
 month = month0 % 12 + 1
 end = f"{year}-{month:02d}-{calendar.monthrange(year, month)[1]:02d}"
-print(f"value={float(value):.2f} end={end}")
+print(f"value={float(value):.2f}\nend={end}")

@@ -1,22 +1,27 @@
-import json, re, sys
+"""Grade off-contract-terms.
+
+The answer gives ``value=<EUR>`` and ``end=<date>``: the total contract value stated in the
+agreement (EUR 70,900.00) and the last day of the 30-month term that starts on 1 April 2024
+(2026-09-30; the day after, 2026-10-01, is the classic off-by-one). The agreement must be left
+as it was.
+"""
+
+import datetime
+import hashlib
+import sys
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Date, Number, answer, check_files, expect, fields, main, pristine_path  # noqa: E402
+
+DOC = "service_agreement.docx"
+SPEC = {"value": Number(tol_abs=0.005, units=("EUR",)), "end": Date()}
+WANT = {"value": 70900.00, "end": datetime.date(2026, 9, 30)}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    check_files(unchanged={DOC: hashlib.sha256(pristine_path(DOC).read_bytes()).hexdigest()})
+    return expect(fields(answer(), SPEC), WANT, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
-if not any(abs(n - 70900) < 0.01 for n in nums):
-    finish(False, "answer lacks the value 70900.00")
-if not re.search(r"2026-09-30|30 Sep\w* 2026|September 30,? 2026", ans):
-    finish(False, "answer lacks the end date 2026-09-30")
-finish(True, "value and end date correct")
+main(check)

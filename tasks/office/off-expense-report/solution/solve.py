@@ -43,4 +43,4 @@ def read_xlsx(path):
 
 rows = read_xlsx("expenses_h1_2024.xlsx")["H1 2024"]
 total = sum(r[3] for r in rows[1:] if r[2] == "Travel")
-print(f"{total:.2f}")
+print(f"travel_total={total:.2f}")

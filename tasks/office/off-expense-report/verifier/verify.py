@@ -1,22 +1,29 @@
-import json, re, sys
+"""Grade off-expense-report.
+
+The answer is ``travel_total=<EUR>``: the sum of the Travel rows of the spreadsheet, recorded in
+expected.json when the sheet was generated. The smallest row is EUR 9.00, so a missed or extra
+row is far outside the half-cent tolerance. The spreadsheet must be left as it was.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path  # noqa: E402
+
+SHEET = "expenses_h1_2024.xlsx"
+SPEC = {"travel_total": Number(tol_abs=0.005, units=("EUR",))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    want = float(json.loads((Path(__file__).parent / "expected.json").read_text())["travel"])
+    check_files(unchanged={SHEET: hashlib.sha256(pristine_path(SHEET).read_bytes()).hexdigest()})
+    got = fields(answer(), SPEC)["travel_total"]
+    if not SPEC["travel_total"].matches(got, want):
+        raise Fail(f"travel_total={got}, expected {want:.2f}")
+    return f"travel total {want:.2f}"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = float(json.loads((HERE / "expected.json").read_text())["travel"])
-nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
-if not any(abs(n - want) < 0.006 for n in nums):
-    finish(False, f"answer lacks {want:.2f}")
-finish(True, f"travel total {want:.2f}")
+main(check)

@@ -12,4 +12,4 @@ for p in root.iter(TEXT + "p"):
         items.append((m.group(2), m.group(1)))
 items.sort()
 open("nadia_todo.txt", "w").write("".join(f"{d} {t}\n" for d, t in items))
-print(len(items))
+print(f"items={len(items)}")

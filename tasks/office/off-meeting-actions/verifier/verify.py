@@ -1,27 +1,43 @@
-import json, re, sys
+"""Grade off-meeting-actions.
+
+``nadia_todo.txt`` must hold exactly Nadia's three action items from the minutes, one per line
+as ``<YYYY-MM-DD> <task text>``, earliest first; the task text must be the item's (recognised
+by its key phrase, so light rewording is fine), never another person's item. The answer is
+``items=3``. The minutes must be left as they were.
+"""
+
+import hashlib
+import re
+import sys
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+
+MINUTES = "meeting_2024-03-03.odt"
+WANT = [
+    ("2024-03-12", ("internet contract",)),
+    ("2024-03-18", ("budget spreadsheet",)),
+    ("2024-03-28", ("rent",)),
+]
+OTHERS = ("plumber", "vacuum", "spring cleaning")  # the other flatmates' items
+SPEC = {"items": Number(units=("items", "action items"))}
+LINE = re.compile(r"^(\d{4}-\d{2}-\d{2})\s+(\S.*)$")
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    check_files(unchanged={MINUTES: hashlib.sha256(pristine_path(MINUTES).read_bytes()).hexdigest()})
+    lines = [line.strip() for line in read_text("nadia_todo.txt").splitlines() if line.strip()]
+    if len(lines) != len(WANT):
+        raise Fail(f"nadia_todo.txt has {len(lines)} items, expected {len(WANT)}")
+    for line, (date, phrases) in zip(lines, WANT, strict=True):
+        m = LINE.match(line.lstrip("-* "))
+        if not m or m.group(1) != date:
+            raise Fail(f"line {line[:60]!r} should start with {date}")
+        text = m.group(2).casefold()
+        if not all(p in text for p in phrases) or any(o in text for o in OTHERS):
+            raise Fail(f"line {line[:60]!r} is not Nadia's item due {date}")
+    return expect(fields(answer(), SPEC), {"items": 3}, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-f = Path("nadia_todo.txt")
-lines = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-want = [("2024-03-12", "internet"), ("2024-03-18", "budget"), ("2024-03-28", "rent")]
-if len(lines) != 3:
-    finish(False, f"nadia_todo.txt has {len(lines)} items, expected 3")
-for line, (date, word) in zip(lines, want):
-    if not line.startswith(date) or word not in line.lower():
-        finish(False, f"line {line[:60]!r} should be {date} ... {word}")
-if "3" not in re.findall(r"\d+", ans) and "three" not in ans.lower():
-    finish(False, "answer lacks the count 3")
-finish(True, "Nadia's three items listed in order")
+main(check)

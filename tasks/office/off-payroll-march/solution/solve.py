@@ -54,4 +54,4 @@ for pid in sorted(people):
     total += gross
     lines.append(f"{pid},{people[pid][0]},{gross:.2f}")
 open("payroll_march.csv", "w").write("\n".join(lines) + "\n")
-print(f"{total:.2f}")
+print(f"total_gross={total:.2f}")

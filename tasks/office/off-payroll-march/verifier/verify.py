@@ -1,30 +1,47 @@
-import csv, json, re, sys
+"""Grade off-payroll-march.
+
+``payroll_march.csv`` must hold ``id,name,gross`` with one row per employee sorted by id and each
+March gross (hours x rate, rounded to the cent; recorded in expected.json when the workbook was
+generated) to the cent; the answer is ``total_gross=<EUR>``, the sum of those rounded amounts.
+Counting another month's hours moves a person's gross by at least EUR 79, far outside the
+half-cent tolerance. The workbook must be left as it was.
+"""
+
+import csv
+import hashlib
+import io
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Name, Number, answer, check_files, expect, fields, main, parse_number, pristine_path, read_text  # noqa: E402
+
+BOOK = "payroll_2024.xlsx"
+NAMES = {"E101": "Sofia Lindgren", "E102": "Mateo Alvarez", "E103": "Chloe Dubois", "E104": "Yusuf Demir"}
+SPEC = {"total_gross": Number(tol_abs=0.005, units=("EUR",))}
+CENT = Number(tol_abs=0.005)
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    gross = {k: float(v) for k, v in json.loads((Path(__file__).parent / "expected.json").read_text()).items()}
+    check_files(unchanged={BOOK: hashlib.sha256(pristine_path(BOOK).read_bytes()).hexdigest()})
+    rows = [r for r in csv.reader(io.StringIO(read_text("payroll_march.csv"), newline="")) if r]
+    if not rows or [c.strip().casefold() for c in rows[0]] != ["id", "name", "gross"]:
+        raise Fail(f"payroll_march.csv header is {rows[:1]}, expected id,name,gross")
+    ids = [r[0].strip() for r in rows[1:]]
+    if ids != sorted(gross):
+        raise Fail(f"payroll_march.csv ids are {ids[:10]}, expected {sorted(gross)}")
+    for row in rows[1:]:
+        if len(row) != 3:
+            raise Fail(f"payroll_march.csv row {row[:4]} does not have 3 columns")
+        pid, name, amount = (c.strip() for c in row)
+        if Name.normalise(name) != Name.normalise(NAMES[pid]):
+            raise Fail(f"{pid} is {NAMES[pid]}, not {name!r}")
+        if not CENT.matches(parse_number(amount), gross[pid]):
+            raise Fail(f"gross for {pid} is {amount}, expected {gross[pid]:.2f}")
+    total = round(sum(gross.values()), 2)
+    return expect(fields(answer(), SPEC), {"total_gross": total}, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = json.loads((HERE / "expected.json").read_text())
-f = Path("payroll_march.csv")
-if not f.is_file():
-    finish(False, "payroll_march.csv missing")
-rows = list(csv.DictReader(f.read_text().splitlines()))
-got = {r.get("id", ""): r.get("gross", "") for r in rows}
-if [r.get("id") for r in rows] != sorted(want) or any(abs(float(got[k] or 0) - float(v)) > 0.006 for k, v in want.items()):
-    finish(False, f"payroll_march.csv rows wrong: {got}")
-total = sum(float(v) for v in want.values())
-nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
-if not any(abs(n - total) < 0.011 for n in nums):
-    finish(False, f"answer lacks total {total:.2f}")
-finish(True, f"March payroll {total:.2f}")
+main(check)

@@ -20,4 +20,4 @@ with open("tenants.csv", newline="") as fh:
                         text = text.replace(k, v)
                     data = text.encode()
                 dst.writestr(info, data)
-print(f"{total:.2f}")
+print(f"total_arrears={total:.2f}")

@@ -1,47 +1,83 @@
-import csv, json, re, sys, zipfile
+"""Grade off-rent-reminders.
+
+``letters/`` must hold exactly one filled-in copy of the template per tenant with arrears
+(A2, B2, C1; the tenants' data is written here, not read from the agent's ``tenants.csv``): a
+valid .docx whose paragraphs read as the template's with the placeholders replaced, and whose
+other parts (styles, settings, relationships, ...) are the template's, byte for byte. Tenants
+without arrears get no letter. The answer is ``total_arrears=<EUR>`` (1738.70). The CSV and
+the template must be left as they were.
+"""
+
+import hashlib
+import io
+import sys
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_bytes  # noqa: E402
+
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+TEMPLATE = "reminder_template.docx"
+BODY = "word/document.xml"
+DUE = {"A2": ("Samuel Okafor", "412.50"), "B2": ("Henrik Nyberg", "1240.00"), "C1": ("Ayla Kaya", "86.20")}
+SPEC = {"total_arrears": Number(tol_abs=0.005, units=("EUR",))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def paragraphs(xml: bytes) -> list[tuple[str, str | None]]:
+    root = ET.fromstring(xml)
+    out = []
+    for p in root.iter(W + "p"):
+        style = p.find(f"{W}pPr/{W}pStyle")
+        out.append(("".join(t.text or "" for t in p.iter(W + "t")), None if style is None else style.get(W + "val")))
+    return out
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-def paragraphs(path):
-    root = ET.fromstring(zipfile.ZipFile(path).read("word/document.xml"))
-    return ["".join(t.text or "" for t in p.iter(W + "t")) for p in root.iter(W + "p")]
-
-
-tenants = list(csv.DictReader(Path("tenants.csv").read_text().splitlines()))
-due = [t for t in tenants if float(t["arrears_eur"]) > 0]
-made = sorted(p.name for p in Path("letters").glob("*")) if Path("letters").is_dir() else []
-if made != sorted(t["unit"] + ".docx" for t in due):
-    finish(False, f"letters/ holds {made}")
-for t in due:
+def check_letter(unit: str, template: zipfile.ZipFile) -> None:
+    rel = f"letters/{unit}.docx"
     try:
-        paras = paragraphs(Path("letters") / (t["unit"] + ".docx"))
-    except Exception as exc:  # not a valid docx
-        finish(False, f"{t['unit']}.docx unreadable: {type(exc).__name__}")
-    want = [
-        "Hausverwaltung Sonnenhof - payment reminder",
-        f"Dear {t['name']},",
-        f"our records show outstanding rent of {t['arrears_eur']} EUR for unit {t['unit']}.",
-        "Please transfer the amount by 2024-07-15.",
-        "Kind regards, Hausverwaltung Sonnenhof",
-    ]
-    if paras != want:
-        finish(False, f"{t['unit']}.docx text differs from the filled template")
-total = sum(float(t["arrears_eur"]) for t in due)
-nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
-if not any(abs(n - total) < 0.006 for n in nums):
-    finish(False, f"answer lacks total {total:.2f}")
-finish(True, f"{len(due)} letters, total {total:.2f}")
+        letter = zipfile.ZipFile(io.BytesIO(read_bytes(rel)))
+        parts = {name: letter.read(name) for name in letter.namelist()}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError) as exc:
+        raise Fail(f"{rel} is not a valid .docx ({type(exc).__name__})") from None
+    if sorted(parts) != sorted(template.namelist()):
+        raise Fail(f"{rel} has parts {sorted(parts)[:12]}, not the template's")
+    for name in template.namelist():
+        if name != BODY and parts[name] != template.read(name):
+            raise Fail(f"{rel}: {name} differs from the template")
+    try:
+        got = paragraphs(parts[BODY])
+    except ET.ParseError:
+        raise Fail(f"{rel}: {BODY} is not well-formed XML") from None
+    name, amount = DUE[unit]
+    fill = {"{{NAME}}": name, "{{AMOUNT}}": amount, "{{UNIT}}": unit, "{{DUE}}": "2024-07-15"}
+    want = []
+    for text, style in paragraphs(template.read(BODY)):
+        for key, value in fill.items():
+            text = text.replace(key, value)
+        want.append((text, style))
+    if got != want:
+        raise Fail(f"{rel} text differs from the filled template: {[t for t, _ in got][:6]}")
+
+
+def check() -> str:
+    check_files(
+        unchanged={
+            rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in ("tenants.csv", TEMPLATE)
+        }
+    )
+    letters = Path("letters")
+    if not letters.is_dir() or letters.is_symlink():
+        raise Fail("letters/ is missing")
+    made = sorted(p.name for p in letters.iterdir())
+    if made != sorted(f"{unit}.docx" for unit in DUE):
+        raise Fail(f"letters/ holds {made[:12]}, expected {sorted(f'{unit}.docx' for unit in DUE)}")
+    with zipfile.ZipFile(pristine_path(TEMPLATE)) as template:
+        for unit in sorted(DUE):
+            check_letter(unit, template)
+    total = round(sum(float(amount) for _, amount in DUE.values()), 2)
+    return expect(fields(answer(), SPEC), {"total_arrears": total}, SPEC)
+
+
+main(check)

@@ -38,9 +38,8 @@ Usage (the runner's)::
     await proxy.stop()
 """
 
-from agbench.live.proxy.attempts import AttemptContext
 from agbench.live.proxy.call_record import CallRecord
 from agbench.live.proxy.server import RecordingProxy
 from agbench.live.proxy.upstream import Upstream
 
-__all__ = ["AttemptContext", "CallRecord", "RecordingProxy", "Upstream"]
+__all__ = ["CallRecord", "RecordingProxy", "Upstream"]

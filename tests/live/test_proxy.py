@@ -367,12 +367,11 @@ def test_unregistered_attempts_are_refused_and_forgotten(tmp_path: Path) -> None
 
 def test_plain_routes_relay_through_the_same_upstream_client(tmp_path: Path) -> None:
     async def go() -> tuple[httpx.Response, httpx.Response, list[tuple[dict[str, str], Any]]]:
-        upstreams = {
-            "up": Upstream("", api_key=KEY),
-            "down": Upstream("http://127.0.0.1:9"),  # nothing listens on the discard port
-        }
         async with FakeOpenAIServer([FakeResponse(body={"data": [{"id": "m"}]})]) as fake:
-            upstreams["up"].base_url = fake.url
+            upstreams = {
+                "up": Upstream(fake.url, api_key=KEY),
+                "down": Upstream("http://127.0.0.1:9"),  # nothing listens on the discard port
+            }
             async with RecordingProxy(upstreams, None) as proxy, httpx.AsyncClient() as h:
                 token = proxy.register_attempt(ATTEMPT)
                 models = await h.get(

@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agbench.attempt import Endpoint, ErrorClass
 from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, too_few
+from agbench.status import Status
 
 
 def task_events(model_calls: pd.DataFrame, tool_calls: pd.DataFrame) -> pd.DataFrame:
@@ -39,7 +41,7 @@ def harness_gaps(
 
     A gap is a request's start minus the latest end of anything the attempt did before it.
     """
-    runs = task_runs[task_runs["status"] != "interrupted"]
+    runs = task_runs[task_runs["status"] != Status.INTERRUPTED]
     events = task_events(model_calls, tool_calls)
     gaps: list[float] = []
     edges: list[float] = []
@@ -65,8 +67,8 @@ def harness_gaps(
 def request_overheads(model_calls: pd.DataFrame) -> np.ndarray:
     """Per successful local call: its time beyond llama.cpp's own prompt + generation timings."""
     calls = model_calls[
-        (model_calls["endpoint"] == "local")
-        & (model_calls["error_class"].fillna("") == "")
+        (model_calls["endpoint"] == Endpoint.LOCAL)
+        & (model_calls["error_class"].fillna("") == ErrorClass.NONE)
         & model_calls["prompt_ms"].notna()
         & model_calls["predicted_ms"].notna()
     ]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agbench.attempt import Endpoint, ErrorClass
 from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, linear_fit, robust_nonneg_fit, too_few
 from agbench.calibration.overlap import decode_intervals, mean_overlap
 
@@ -22,7 +23,7 @@ ALONE = 1.25  # a request that shared the server less than this on average count
 
 
 def local_calls(model_calls: pd.DataFrame) -> pd.DataFrame:
-    calls = model_calls[(model_calls["endpoint"] == "local")].copy()
+    calls = model_calls[(model_calls["endpoint"] == Endpoint.LOCAL)].copy()
     return calls.sort_values("t_start").reset_index(drop=True)
 
 
@@ -55,7 +56,7 @@ def others_prefill_s(calls: pd.DataFrame) -> np.ndarray:
 def decode_samples(calls: pd.DataFrame) -> pd.DataFrame:
     """Per successful call of one server: decode seconds per token (net of the other requests'
     prompt processing that shared its steps), the mean decode batch it saw, and its context."""
-    ok = calls["error_class"].fillna("") == ""
+    ok = calls["error_class"].fillna("") == ErrorClass.NONE
     start, end = decode_intervals(calls)
     frame = pd.DataFrame(
         {
@@ -109,7 +110,7 @@ def fit_decode(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQualit
 
 def prefill_samples(calls: pd.DataFrame) -> pd.DataFrame:
     """One server's successful calls with their prompt-sharing factor (``share``)."""
-    ok = calls["error_class"].fillna("") == ""
+    ok = calls["error_class"].fillna("") == ErrorClass.NONE
     sent = calls["t_start"].to_numpy(float)
     first = sent + calls["ttft_s"].fillna(calls["total_s"]).to_numpy(float)
     share = mean_overlap(sent, np.maximum(first, sent))
@@ -139,7 +140,7 @@ def fit_prefill(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQuali
 
 
 def prefix_cache_stats(calls: pd.DataFrame) -> dict[str, Any]:
-    ok = calls[(calls["error_class"].fillna("") == "") & (calls["prompt_tokens"] > 0)]
+    ok = calls[(calls["error_class"].fillna("") == ErrorClass.NONE) & (calls["prompt_tokens"] > 0)]
     if ok.empty:
         return {"samples": 0}
     return {
@@ -166,7 +167,7 @@ def fit_server(
     def per_server(frame: pd.DataFrame) -> list[pd.DataFrame]:
         servers = [local_calls(frame)]
         if cloud_standin:
-            cloud = frame[frame["endpoint"] == "cloud"].sort_values("t_start")
+            cloud = frame[frame["endpoint"] == Endpoint.CLOUD].sort_values("t_start")
             servers.append(cloud.reset_index(drop=True))
         return servers
 

@@ -12,11 +12,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agbench.attempt import Endpoint, ErrorClass
 from agbench.calibration.fitting import MIN_SAMPLES, lognormal_fit, too_few
+from agbench.status import Status
 
 
 def fit_cloud(model_calls: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
-    calls = model_calls[(model_calls["endpoint"] == "cloud") & (model_calls["error_class"].fillna("") == "")]
+    calls = model_calls[
+        (model_calls["endpoint"] == Endpoint.CLOUD)
+        & (model_calls["error_class"].fillna("") == ErrorClass.NONE)
+    ]
     fits: dict[str, Any] = {}
     out: dict[str, Any] = {}
     ttft = calls["ttft_s"].dropna().to_numpy(float)
@@ -76,7 +81,7 @@ def fit_behaviour(
     task_runs: pd.DataFrame, model_calls: pd.DataFrame, messages: pd.DataFrame
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Agent statistics per category and architecture, and cloud exposure per architecture."""
-    runs = task_runs[task_runs["status"] != "interrupted"]
+    runs = task_runs[task_runs["status"] != Status.INTERRUPTED]
     out: dict[str, Any] = {}  # the harness's own time: harness_fit.py
     exposure: dict[str, float] = {}
     for arch, group in runs.groupby("architecture"):
@@ -94,8 +99,8 @@ def fit_behaviour(
             "tool_calls_mean": float(group["tool_calls"].mean()),
             "prompt_tokens_mean": float(group["prompt_tokens"].mean()),
             "completion_tokens_mean": float(group["completion_tokens"].mean()),
-            "success_rate": float((group["status"] == "success").mean()),
-            "context_limit_rate": float((group["status"] == "context_limit").mean()),
+            "success_rate": float((group["status"] == Status.SUCCESS).mean()),
+            "context_limit_rate": float((group["status"] == Status.CONTEXT_LIMIT).mean()),
         }
     if not messages.empty:
         for kind, group in messages.groupby("kind"):

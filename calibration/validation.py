@@ -4,7 +4,11 @@ For every configuration of every live run, the simulator replays the *same* traj
 the *same* server settings (slots, KV pool, unified or not, per concurrency level, from the
 run's metadata) with the calibrated profile laid over the scenario, and both sides go through
 one summary code path (``agbench.metrics.summarize``). Rows at concurrency levels the profile
-was not fitted on are marked ``held_out``: those are the predictions that count.
+was not fitted on are marked ``held_out``: those are the predictions that count. The simulator
+starts the tasks in the order the live run did because both take it from the core's one
+selection rule (``agbench.task.select_tasks``) with the run's seed; a run whose recorded order
+the simulator cannot reproduce (its trajectory file holds other tasks than its suite did) is
+reported, not silently re-ordered.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
 from agbench.sim.profiles import load_toml
+from agbench.status import Status
 from agbench.store import RunStore
 from agbench.trajectory import TrajectorySet
 
@@ -99,18 +104,17 @@ def run_trajectories(run_dir: Path, meta: dict[str, Any]) -> TrajectorySet:
 
 
 def simulate_run(
-    run_dir: Path, profile_path: Path, scenario: str = DEFAULT_SCENARIO, seed: int = 0
+    run_dir: Path, profile_path: Path, scenario: str = DEFAULT_SCENARIO, seed: int | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(live summary, simulated summary) of one live run directory."""
+    """(live summary, simulated summary) of one live run directory; ``seed`` defaults to the
+    live run's own (it fixes the task order)."""
     store = RunStore.open(run_dir)
     meta = store.meta()
     live_tables = store.tables()
     live = summarize(live_tables, meta)
     workload = replay_workload(run_trajectories(run_dir, meta))
-    order = [t for t in meta.get("task_order", []) if any(w.task == t for w in workload.tasks)]
-    if order:
-        by_id = {t.task: t for t in workload.tasks}
-        workload.tasks = [by_id[t] for t in order]
+    seed = int(meta.get("seed", 0)) if seed is None else seed
+    check_task_order(run_dir, meta.get("task_order", []), workload, seed)
     records: list[Any] = []
     servers = meta.get("local", {}).get("servers", {})
     for entry in live["configurations"]:
@@ -126,19 +130,18 @@ def simulate_run(
             sc.profile.behaviour.deadline_s = float(meta["time_limit_s"])
         runs = live_tables["task_runs"]
         mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry["architecture"])]
-        ran = {str(t) for t in mine[mine["status"] != "interrupted"]["task"]}
-        wl = Workload(workload.kind, [t for t in workload.tasks if t.task in ran], workload.trajectories)
+        ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}
         result = simulate(
             sc.profile,
             entry["architecture"],
             conc,
             seed,
-            wl,
+            workload,
             device=entry["device"],
             run_id=f"sim-{run_dir.name}",
             # the live monitors' interval: a sampled peak is compared with a sampled peak
             sample_interval_s=float(meta.get("options", {}).get("sample_interval_s") or 0.5),
-            keep_order=bool(order),  # the live run's task order, not the simulator's shuffle
+            only=ran,
         )
         records += result.records
     sim_meta = {
@@ -148,6 +151,24 @@ def simulate_run(
         "cloud": meta.get("cloud", {}),
     }
     return live, summarize(records_to_tables(records), sim_meta)
+
+
+def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, seed: int) -> bool:
+    """Whether the simulator starts the run's tasks in the order the live run did (logged
+    when not: completion-order figures such as suite wall time may then differ)."""
+    known = {t.task for t in workload.tasks}
+    live = [t for t in live_order if t in known]
+    simulated = [t.task for t in workload.run_order(seed, set(live))]
+    if live and simulated != live:
+        log.warning(
+            "%s: the simulator's task order (seed %d) differs from the live run's: %s vs %s",
+            run_dir,
+            seed,
+            simulated,
+            live,
+        )
+        return False
+    return True
 
 
 def compare(pairs: list[tuple[dict[str, Any], dict[str, Any]]], fit_levels: list[int]) -> dict[str, Any]:
@@ -189,7 +210,7 @@ def compare(pairs: list[tuple[dict[str, Any], dict[str, Any]]], fit_levels: list
 
 
 def validate(
-    profile: Path, run_dirs: list[Path], out: Path, scenario: str = DEFAULT_SCENARIO, seed: int = 0
+    profile: Path, run_dirs: list[Path], out: Path, scenario: str = DEFAULT_SCENARIO, seed: int | None = None
 ) -> Path:
     """Simulate each live run with the profile; write ``out/validation.json``."""
     if not profile.is_file():

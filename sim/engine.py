@@ -1,7 +1,8 @@
 """The event loop: one configuration (architecture x concurrency) of one scenario on SimPy.
 
 ``simulate`` builds the shared entities (CPU cores, local server, cloud), starts C workers
-that take tasks in the seed's fixed order (closed loop: the next task starts when one ends),
+that take tasks in the seed's fixed order (closed loop: the next task starts when one ends;
+the order is the core's ``agbench.task.select_tasks``, the one a live sweep runs),
 runs SimPy to completion and returns the trace records in memory. Nothing here touches disk:
 calibration and validation call it directly; ``metrics_out`` writes run directories.
 """
@@ -9,15 +10,15 @@ calibration and validation call it directly; ``metrics_out`` writes run director
 from __future__ import annotations
 
 import dataclasses
-import random
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Collection, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 import simpy
 
-from agbench.config import Architecture
+from agbench.attempt import Endpoint, RunScope
+from agbench.config import Architecture, Configuration
 from agbench.records import ServerSample, TaskRun
 from agbench.sim.agents.task_agent import SimWorld, TaskAgent
 from agbench.sim.entities.cloud import CloudAPI
@@ -52,11 +53,10 @@ class SimResult:
         return [r for r in self.records if name == r.TABLE]
 
 
-def task_order(tasks: list[SimTask], seed: int) -> list[SimTask]:
-    """The suite order for a seed: the same for every configuration (paper, §method)."""
-    order = list(tasks)
-    random.Random(f"{seed}|order").shuffle(order)
-    return order
+def task_order(workload: Workload, seed: int, only: Collection[str] | None = None) -> list[SimTask]:
+    """The order a simulation starts the workload's tasks in: the same for every configuration
+    (paper, §method) and the same as a live sweep of those tasks with that seed and limit."""
+    return workload.run_order(seed, only)
 
 
 STANDIN_SERVER = "cloud-standin"  # the live sampler's name for the stand-in's samples
@@ -105,9 +105,12 @@ def simulate(
     run_id: str = "sim",
     sample_interval_s: float = 5.0,
     per_step_events: bool = False,
-    keep_order: bool = False,
+    only: Collection[str] | None = None,
 ) -> SimResult:
     """Simulate one configuration; deterministic for a given (profile, workload, seed).
+
+    ``only``: run just these tasks of the workload, in the order the seed gives them
+    (validation simulates the tasks a live configuration ran).
 
     ``per_step_events`` swaps in the naive per-token server (entities/per_token_server.py: an event
     per decode step and per generated token of each sequence): only the speed benchmark uses it.
@@ -115,20 +118,19 @@ def simulate(
     started = time.perf_counter()
     arch_name = Architecture(arch).value
     device_name = device or profile.device.name
+    scope = RunScope(run_id, Configuration(device_name, Architecture(arch_name), concurrency))
+    ids = scope.ids()
     env = simpy.Environment()
     cpu = ProcessorSharingCPU(env, profile.device.cores)
     records: list[Any] = []
     server: LocalServer | None = None
 
     def sample(
-        s: LocalServer, name: str = "local", *, t: float | None = None, kv: float | None = None
+        s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
     ) -> None:
         records.append(
             ServerSample(
-                run_id=run_id,
-                device=device_name,
-                architecture=arch_name,
-                concurrency=concurrency,
+                **ids,
                 server=name,
                 t=env.now if t is None else t,
                 slots_busy=s.slots_busy(),
@@ -143,7 +145,7 @@ def simulate(
             )
         )
 
-    if arch_name != "CO":
+    if arch_name != Architecture.CO:
         server_class = PerTokenServer if per_step_events else LocalServer
         server = server_class(
             env,
@@ -156,7 +158,7 @@ def simulate(
         )
     standin = (
         cloud_standin_server(env, profile, concurrency, cpu, sample, sample_interval_s)
-        if profile.cloud.standin_local and arch_name != "LO"
+        if profile.cloud.standin_local and arch_name != Architecture.LO
         else None
     )
     world = SimWorld(
@@ -165,17 +167,13 @@ def simulate(
         server,
         cpu,
         CloudAPI(profile.cloud),
-        run_id,
-        device_name,
-        arch_name,
-        concurrency,
+        scope,
         seed,
+        workload.agent_kind,
         records,
         cloud_server=standin,
     )
-    # ``keep_order``: run the workload's tasks in the order given (validation replays a live
-    # run's own task order), not the seed's shuffle.
-    queue = list(workload.tasks) if keep_order else task_order(workload.tasks, seed)
+    queue = task_order(workload, seed, only)
     position = [0]
 
     def worker() -> Generator[simpy.Event, Any, None]:
@@ -189,8 +187,6 @@ def simulate(
         env.process(worker())
     env.run()
     runs = [r for r in records if isinstance(r, TaskRun)]
-    for r in runs:
-        r.agent_kind = workload.agent_kind
     suite = max((r.t_end for r in runs), default=0.0)
     if server is not None:
         sample(server)

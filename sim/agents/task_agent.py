@@ -2,7 +2,9 @@
 
 Every wait (think time, a local request, a cloud call, a tool) is one event the agent yields
 on; the task deadline can cut any of them short, freeing the slot or CPU it held, as the live
-harness does when it kills a task at its time limit.
+harness does when it kills a task at its time limit. What is *recorded* about each step (the
+trace rows, the attempt's counters, its ``task_runs`` row) is ``attempt_record``'s job, in
+the core's vocabulary; this module only decides what happens and when.
 """
 
 from __future__ import annotations
@@ -10,23 +12,36 @@ from __future__ import annotations
 import random
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import simpy
 
-from agbench.records import Exposure, Message, ModelCall, TaskRun, ToolCall
+from agbench.attempt import AgentLabel, MessageKind, RunScope
+from agbench.config import Architecture
+from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole, agent_label
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
 from agbench.sim.entities.cloud import CloudAPI, CloudReply
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalRequest, LocalServer
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask
+from agbench.status import Status
 from agbench.trajectory import ToolStep, Trajectory, Turn
 
-OK, CONTEXT, DEADLINE = "ok", "context_limit", "deadline"
+
+class Outcome(StrEnum):
+    """How an agent's run of turns ended (not a status: the task's status follows from it)."""
+
+    OK = "ok"
+    CONTEXT = "context"  # its own local context error stopped it
+    DEADLINE = "deadline"
+
+
+OK, CONTEXT, DEADLINE = Outcome.OK, Outcome.CONTEXT, Outcome.DEADLINE
 # What the generic "delegation failed" tool result adds to the cloud lead's history.
 FAILURE_REPORT_TOKENS = 40
-Proc = Generator[simpy.Event, Any, str]
+Proc = Generator[simpy.Event, Any, Outcome]
 
 
 @dataclass
@@ -38,44 +53,36 @@ class SimWorld:
     server: LocalServer | None
     cpu: ProcessorSharingCPU
     cloud: CloudAPI
-    run_id: str
-    device: str
-    arch: str
-    concurrency: int
+    scope: RunScope  # the run and configuration: every row's identity starts here
     seed: int
+    agent_kind: str  # task_runs.agent_kind: "sim-replay" / "sim-synthetic"
     records: list[Any] = field(default_factory=list)
     cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
+
+    @property
+    def arch(self) -> str:
+        return self.scope.config.architecture.value
 
 
 @dataclass(eq=False)
 class TaskState:
+    """Where one attempt stands: its deadline, the wait it is in, and its record."""
+
     task: SimTask
-    attempt: int
+    record: AttemptRecord
     t_start: float
     deadline: float
     rng: random.Random
-    current: tuple[str, Any, simpy.Event] | None = None
+    current: tuple[str, Any, simpy.Event] | None = None  # ("slot" | "standin" | "cpu", what, event)
     expired: bool = False
     finished: bool = False
-    local_model_s: float = 0.0
-    cloud_model_s: float = 0.0
-    tools_s: float = 0.0
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    cloud_prompt: int = 0
-    cloud_cached: int = 0
-    cloud_completion: int = 0
-    cloud_cost: float = 0.0
-    cloud_calls: int = 0
-    model_calls: int = 0
-    tool_calls: int = 0
-    local_context_errors: int = 0
-    exposed: int = 0
     exposure_drawn: bool = False
     delegation_abandoned: bool = False
     failed_turn: int | None = None
-    calls: int = 0
+
+    @property
+    def calls(self) -> int:
+        return self.record.calls
 
 
 class TaskAgent:
@@ -106,7 +113,7 @@ class TaskAgent:
             return
         st.expired = True
         kind, obj, ev = st.current
-        if kind == "local" and self.w.server is not None:
+        if kind == "slot" and self.w.server is not None:
             self.w.server.cancel(obj)
         elif kind == "standin" and self.w.cloud_server is not None:
             self.w.cloud_server.cancel(obj)
@@ -121,72 +128,49 @@ class TaskAgent:
         b = w.profile.behaviour
         st = TaskState(
             self.task,
-            self.attempt,
+            AttemptRecord(w.scope.attempt(self.task.task, self.attempt), w.records),
             env.now,
             env.now + b.deadline_s,
             random.Random(f"{w.seed}|{self.task.task}|{w.arch}|run"),
         )
         deadline = env.timeout(b.deadline_s)
         deadline.callbacks.append(lambda _e: self._expire(st))
-        status, reason = "success", ""
+        status, reason = Status.SUCCESS, ""
         if self.traj is None:
-            status, reason = "failed_missing_assets", f"no trajectory for {self.task.task} under {w.arch}"
+            status, reason = (
+                Status.FAILED_MISSING_ASSETS,
+                f"no trajectory for {self.task.task} under {w.arch}",
+            )
         else:
             if b.harness_overhead_s > 0:
                 yield self._sleep(st, b.harness_overhead_s * b.setup_share)  # sandbox setup
-            outcome = OK if st.expired else (yield from self._agent(st, self.traj, "lead", ("lead", 0)))
+            outcome = OK if st.expired else (yield from self._agent(st, self.traj, SimRole.LEAD, ("lead", 0)))
             if outcome == DEADLINE or st.expired:
-                status, reason = "timeout", f"task deadline {b.deadline_s:g} s reached"
+                status, reason = Status.TIMEOUT, f"task deadline {b.deadline_s:g} s reached"
             elif outcome == CONTEXT:
-                status, reason = "context_limit", "local server refused for context"
+                status, reason = Status.CONTEXT_LIMIT, "local server refused for context"
             elif st.delegation_abandoned:
-                status, reason = b.hcl_failed_delegation_status, "delegated work failed; lead gave up"
+                status = Status(b.hcl_failed_delegation_status)
+                reason = "delegated work failed; lead gave up"
             else:
-                status = self.traj.recorded_status or "success"
+                status = Status(self.traj.recorded_status or Status.SUCCESS)
             if not st.expired and b.harness_overhead_s > 0:
                 yield self._sleep(st, b.harness_overhead_s * (1.0 - b.setup_share))  # verification
         st.finished = True
-        t_end = min(env.now, st.deadline)
-        wall = t_end - st.t_start
-        w.records.append(
-            TaskRun(
-                run_id=w.run_id,
-                device=w.device,
-                architecture=w.arch,
-                concurrency=w.concurrency,
-                agent_kind="",  # filled by the engine (sim-replay / sim-synthetic)
-                task=self.task.task,
-                category=self.task.category,
-                attempt=self.attempt,
-                t_start=st.t_start,
-                t_end=t_end,
-                status=status,
-                reward=1.0 if status == "success" else 0.0,
-                reason=reason,
-                difficulty=self.task.difficulty,
-                local_model_s=st.local_model_s,
-                cloud_model_s=st.cloud_model_s,
-                tools_s=st.tools_s,
-                other_s=max(0.0, wall - st.local_model_s - st.cloud_model_s - st.tools_s),
-                prompt_tokens=st.prompt_tokens,
-                cached_tokens=st.cached_tokens,
-                completion_tokens=st.completion_tokens,
-                cloud_prompt_tokens=st.cloud_prompt,
-                cloud_cached_tokens=st.cloud_cached,
-                cloud_completion_tokens=st.cloud_completion,
-                cloud_cost_usd=st.cloud_cost,
-                cloud_calls=st.cloud_calls,
-                model_calls=st.model_calls,
-                tool_calls=st.tool_calls,
-                sensitive_total=self.task.sensitive_items,
-                sensitive_exposed=st.exposed,
-                local_context_errors=st.local_context_errors,
-                answer=self.traj.answer if self.traj is not None else "",
-            )
+        st.record.task_run(
+            agent_kind=w.agent_kind,
+            category=self.task.category,
+            difficulty=self.task.difficulty,
+            t_start=st.t_start,
+            t_end=min(env.now, st.deadline),
+            status=status,
+            reason=reason,
+            sensitive_total=self.task.sensitive_items,
+            answer=self.traj.answer if self.traj is not None else "",
         )
 
     def _agent(
-        self, st: TaskState, traj: Trajectory, role: str, conv: tuple[str, int], start: int = 0
+        self, st: TaskState, traj: Trajectory, role: SimRole, conv: tuple[str, int], start: int = 0
     ) -> Proc:
         """Follow one agent's turns from ``start``; returns OK, CONTEXT (its own context
         error; ``st.failed_turn`` says where) or DEADLINE.
@@ -216,18 +200,17 @@ class TaskAgent:
             elif w.profile.behaviour.turn_gap_s > 0 and not (yield from self._harness_gap(st)):
                 return DEADLINE
             prompt = history + added
-            if turn.endpoint == "local":
+            if turn.endpoint == AgentLabel.LOCAL.endpoint:
                 result = yield from self._local_call(
                     st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, turn
                 )
                 if result is None:
                     return DEADLINE
-                if result.error_class:
-                    st.local_context_errors += 1
+                if result.error_class:  # a context error (counted by the record)
                     st.failed_turn = index
                     if (
-                        w.arch == "HLL"
-                        and role == "lead"
+                        w.arch == Architecture.HLL
+                        and role is SimRole.LEAD
                         and hll_hands_over_to_cloud(st.rng, w.profile.behaviour)
                     ):
                         return OK
@@ -267,7 +250,7 @@ class TaskAgent:
     def _local_call(
         self,
         st: TaskState,
-        role: str,
+        role: SimRole,
         conv_key: object,
         sys_key: object,
         sys_tokens: int,
@@ -285,41 +268,30 @@ class TaskAgent:
         req = w.server.submit(conv_key, sys_key, sys_tokens, prompt, turn.output_tokens)
         if overhead <= 0:
             t0 = req.t_arrive
-        st.current = ("local", req, req.done)
+        st.current = ("slot", req, req.done)
         yield req.done
         if st.expired:
             return None
-        st.calls += 1
-        st.model_calls += 1
-        total = (req.t_done or w.env.now) - t0
-        st.local_model_s += total
-        st.prompt_tokens += prompt
-        st.cached_tokens += req.cached
-        st.completion_tokens += req.completion_tokens
         decode_s = (
             (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
         )
-        w.records.append(
-            self._model_call(
-                st,
-                "local" if role == "lead" else "local-sub",
-                "local",
-                t0,
-                ttft_s=(req.t_first - t0) if req.t_first is not None else None,
-                total_s=total,
-                prompt_tokens=prompt,
-                cached_tokens=req.cached,
-                completion_tokens=req.completion_tokens,
-                output_tok_s=(req.completion_tokens / decode_s) if decode_s else None,
-                prompt_ms=((req.t_first - req.t_slot) * 1000)
-                if (req.t_first is not None and req.t_slot is not None)
-                else None,
-                predicted_ms=decode_s * 1000 if decode_s is not None else None,
-                finish_reason=req.finish_reason,
-                error_class=req.error_class,
-                status_code=req.status_code,
-                slot_id=req.slot.index if req.slot is not None else None,
-            )
+        st.record.model_call(
+            agent_label(w.arch, role),
+            t0,
+            (req.t_done or w.env.now) - t0,
+            ttft_s=(req.t_first - t0) if req.t_first is not None else None,
+            prompt_tokens=prompt,
+            cached_tokens=req.cached,
+            completion_tokens=req.completion_tokens,
+            output_tok_s=(req.completion_tokens / decode_s) if decode_s else None,
+            prompt_ms=((req.t_first - req.t_slot) * 1000)
+            if (req.t_first is not None and req.t_slot is not None)
+            else None,
+            predicted_ms=decode_s * 1000 if decode_s is not None else None,
+            finish_reason=req.finish_reason,
+            error_class=req.error_class,
+            status_code=req.status_code,
+            slot_id=req.slot.index if req.slot is not None else None,
         )
         return req
 
@@ -352,7 +324,7 @@ class TaskAgent:
             yield self._sleep(st, overhead)
             if st.expired:
                 return None
-        req = server.submit(conv_key, ("cloud", sys_key), sys_tokens, prompt, output)
+        req = server.submit(conv_key, (AgentLabel.CLOUD.endpoint, sys_key), sys_tokens, prompt, output)
         st.current = ("standin", req, req.done)
         yield req.done
         if st.expired:
@@ -365,7 +337,7 @@ class TaskAgent:
     def _cloud_call(
         self,
         st: TaskState,
-        role: str,
+        role: SimRole,
         prompt: int,
         output: int,
         previous_prompt: int,
@@ -389,51 +361,20 @@ class TaskAgent:
             yield self._sleep(st, reply.total_s)
             if st.expired:
                 return False
-        st.calls += 1
-        st.model_calls += 1
-        st.cloud_calls += 1
-        st.cloud_model_s += reply.total_s
-        st.cloud_prompt += prompt
-        st.cloud_cached += reply.cached_tokens
-        st.cloud_completion += output
-        st.cloud_cost += reply.cost_usd
-        w.records.append(
-            self._model_call(
-                st,
-                "cloud" if role == "lead" else "cloud-consult",
-                "cloud",
-                t0,
-                ttft_s=reply.ttft_s,
-                total_s=reply.total_s,
-                prompt_tokens=prompt,
-                cached_tokens=reply.cached_tokens,
-                completion_tokens=output,
-                output_tok_s=output / (reply.total_s - reply.ttft_s)
-                if reply.total_s > reply.ttft_s
-                else None,
-                finish_reason="stop",
-                status_code=200,
-                cost_usd=reply.cost_usd,
-            )
+        st.record.model_call(
+            agent_label(w.arch, role),
+            t0,
+            reply.total_s,
+            ttft_s=reply.ttft_s,
+            prompt_tokens=prompt,
+            cached_tokens=reply.cached_tokens,
+            completion_tokens=output,
+            output_tok_s=output / (reply.total_s - reply.ttft_s) if reply.total_s > reply.ttft_s else None,
+            finish_reason="stop",
+            status_code=200,
+            cost_usd=reply.cost_usd,
         )
         return True
-
-    def _model_call(self, st: TaskState, agent: str, endpoint: str, t0: float, **figures: Any) -> ModelCall:
-        """A ModelCall row for this attempt (the identity fields; the caller gives the figures)."""
-        w = self.w
-        return ModelCall(
-            run_id=w.run_id,
-            device=w.device,
-            architecture=w.arch,
-            concurrency=w.concurrency,
-            task=self.task.task,
-            attempt=self.attempt,
-            agent=agent,
-            endpoint=endpoint,
-            call_id=f"{self.task.task}-{st.calls}",
-            t_start=t0,
-            **figures,
-        )
 
     def _draw_exposure(self, st: TaskState, t: float) -> None:
         """Which sensitive items reach the cloud: drawn once, at the task's first cloud input."""
@@ -444,42 +385,38 @@ class TaskAgent:
         p = w.profile.behaviour.exposure_p.get(w.arch, 0.0)
         for i in range(self.task.sensitive_items):
             if st.rng.random() < p:
-                st.exposed += 1
-                w.records.append(
-                    Exposure(
-                        w.run_id,
-                        w.device,
-                        w.arch,
-                        w.concurrency,
-                        self.task.task,
-                        self.attempt,
-                        f"item-{i + 1}",
-                        t,
-                        "request",
-                    )
-                )
+                st.record.exposure(f"item-{i + 1}", t)
 
     def _consult(self, st: TaskState, consult: Turn) -> Proc:
         t0 = self.w.env.now
         prefix = self.w.profile.cloud.consult_prefix_tokens
         ok = yield from self._cloud_call(
             st,
-            "consult",
+            SimRole.CONSULT,
             consult.prompt_tokens_added,
             consult.output_tokens,
             0,
             prefix,
             None,
-            (self.w.arch, "consult") if prefix > 0 else None,
+            (self.w.arch, SimRole.CONSULT) if prefix > 0 else None,
         )
-        self._message(
-            st, "consult", "local", "cloud", t0, consult.prompt_tokens_added, consult.output_tokens, ok
+        lead = agent_label(self.w.arch, SimRole.LEAD)
+        consultant = agent_label(self.w.arch, SimRole.CONSULT)
+        st.record.message(
+            MessageKind.CONSULT,
+            lead,
+            consultant,
+            t0,
+            self.w.env.now,
+            consult.prompt_tokens_added,
+            consult.output_tokens,
+            ok,
         )
         return OK if ok else DEADLINE
 
     def _delegate(
         self, st: TaskState, lead_turn: Turn, sub: Trajectory, lead_history: int
-    ) -> Generator[simpy.Event, Any, tuple[str, int]]:
+    ) -> Generator[simpy.Event, Any, tuple[Outcome, int]]:
         """HCL: run the sub-agent; returns (outcome, the lead's history afterwards).
 
         A failed sub-agent reaches the cloud lead as a generic failure (its report); the lead
@@ -494,8 +431,18 @@ class TaskAgent:
         while True:
             t0 = self.w.env.now
             st.failed_turn = None
-            outcome = yield from self._agent(st, sub, "sub", ("sub", st.calls), start=progress)
-            self._message(st, "delegate", "cloud", "local-sub", t0, instruction, report, outcome == OK)
+            outcome = yield from self._agent(st, sub, SimRole.SUB, ("sub", st.calls), start=progress)
+            st.record.message(
+                MessageKind.DELEGATE,
+                agent_label(self.w.arch, SimRole.LEAD),
+                agent_label(self.w.arch, SimRole.SUB),
+                t0,
+                self.w.env.now,
+                instruction,
+                report,
+                outcome == OK,
+            )
+            self._draw_exposure(st, self.w.env.now)
             if outcome in (OK, DEADLINE):
                 return outcome, lead_history
             failures += 1
@@ -506,48 +453,20 @@ class TaskAgent:
             prompt = lead_history + FAILURE_REPORT_TOKENS
             lead_conv = (self.task.task, self.attempt, ("lead", 0))
             ok = yield from self._cloud_call(
-                st, "lead", prompt, lead_turn.output_tokens, lead_history, 0, lead_conv, (self.w.arch, "lead")
+                st,
+                SimRole.LEAD,
+                prompt,
+                lead_turn.output_tokens,
+                lead_history,
+                0,
+                lead_conv,
+                (self.w.arch, SimRole.LEAD),
             )
             if not ok:
                 return DEADLINE, lead_history
             lead_history = prompt + lead_turn.output_tokens
 
-    def _message(
-        self,
-        st: TaskState,
-        kind: str,
-        sender: str,
-        receiver: str,
-        t0: float,
-        req_tokens: int,
-        resp_tokens: int,
-        ok: bool,
-    ) -> None:
-        w = self.w
-        w.records.append(
-            Message(
-                w.run_id,
-                w.device,
-                w.arch,
-                w.concurrency,
-                self.task.task,
-                self.attempt,
-                kind,
-                sender,
-                receiver,
-                t0,
-                w.env.now,
-                request_bytes=req_tokens * 4,  # ~4 bytes per token of English text
-                response_bytes=resp_tokens * 4,
-                request_tokens=req_tokens,
-                response_tokens=resp_tokens,
-                ok=ok,
-            )
-        )
-        if kind == "delegate":
-            self._draw_exposure(st, w.env.now)
-
-    def _tool(self, st: TaskState, role: str, step: ToolStep) -> Generator[simpy.Event, Any, bool]:
+    def _tool(self, st: TaskState, role: SimRole, step: ToolStep) -> Generator[simpy.Event, Any, bool]:
         w = self.w
         tp = w.profile.tools
         t0 = w.env.now
@@ -568,27 +487,10 @@ class TaskAgent:
         yield ev
         if st.expired:
             return False
-        took = w.env.now - t0
-        st.tools_s += took
-        st.tool_calls += 1
-        w.records.append(
-            ToolCall(
-                w.run_id,
-                w.device,
-                w.arch,
-                w.concurrency,
-                self.task.task,
-                self.attempt,
-                "local" if role == "lead" else "local-sub",
-                f"{self.task.task}-t{st.tool_calls}",
-                step.tool,
-                t0,
-                wall_s=took,
-                cpu_s=cpu_s,
-                bytes_out=step.output_tokens * 4,
-            )
+        st.record.tool_call(
+            agent_label(w.arch, role), step.tool, t0, w.env.now - t0, cpu_s, step.output_tokens * BYTES_PER_TOKEN
         )
         return True
 
 
-__all__ = ["CONTEXT", "DEADLINE", "OK", "SimWorld", "TaskAgent", "TaskState"]
+__all__ = ["CONTEXT", "DEADLINE", "OK", "Outcome", "SimWorld", "TaskAgent", "TaskState"]

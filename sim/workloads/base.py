@@ -1,13 +1,17 @@
 """A workload: the suite's tasks and, per architecture, the trajectory each task's agent follows.
 
 Both kinds of workload end as ``agbench.trajectory`` objects, so the simulated agents have one
-code path: a synthetic workload is just trajectories drawn from fitted distributions.
+code path: a synthetic workload is just trajectories drawn from fitted distributions. Which
+tasks run, and in what order, is the core's one selection rule (``agbench.task.select_tasks``):
+the same tasks in the same order as a live sweep of the same suite, seed and ``--limit``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from agbench.task import select_tasks
 from agbench.trajectory import Trajectory, TrajectorySet
 
 
@@ -18,12 +22,18 @@ class SimTask:
     difficulty: str = ""
     sensitive_items: int = 2  # distinct sensitive items in the task's initial inputs
 
+    @property
+    def id(self) -> str:
+        """The task id (what ``agbench.task.select_tasks`` selects and orders by)."""
+        return self.task
+
 
 @dataclass
 class Workload:
     kind: str  # "synthetic" | "replay" (reports say "sim-synthetic" / "sim-replay")
     tasks: list[SimTask]
     trajectories: TrajectorySet
+    limit: int | None = None  # run only the first N tasks of the seed's order (``--limit``)
     _index: dict[tuple[str, str], Trajectory] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -37,6 +47,14 @@ class Workload:
         return f"sim-{self.kind}"
 
     def limited(self, limit: int | None) -> Workload:
+        """This workload run with ``--limit``: the first N tasks of the seed's order, as live."""
         if limit is None:
             return self
-        return Workload(self.kind, self.tasks[:limit], self.trajectories)
+        return Workload(self.kind, self.tasks, self.trajectories, limit)
+
+    def run_order(self, seed: int, only: Collection[str] | None = None) -> list[SimTask]:
+        """The tasks a simulation runs, in the order it starts them: the core's selection of
+        the workload's tasks for ``seed`` and ``limit``; ``only`` keeps a subset in that order
+        (validation: the tasks a live configuration actually ran)."""
+        order = select_tasks(self.tasks, seed=seed, limit=self.limit)
+        return order if only is None else [t for t in order if t.task in only]

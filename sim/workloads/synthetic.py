@@ -25,9 +25,11 @@ from typing import Any
 
 import tomli_w
 
+from agbench.attempt import Endpoint
 from agbench.errors import AgbenchError
 from agbench.sim.profiles import from_plain, load_toml, to_plain
 from agbench.sim.workloads.base import SimTask, Workload
+from agbench.status import Status
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 
 ARCHS = ("LO", "CO", "HCL", "HLL")
@@ -192,13 +194,13 @@ def _trajectory(params: SyntheticParams, task: SimTask, arch: str, seed: int, so
     a, c = params.archs[arch], params.categories[task.category]
     rng = random.Random(f"{seed}|{task.task}|{arch}")
     n = max(1, round(_lognormal(rng, a.turns_median * c.turns_scale, a.turns_sigma)))
-    lead_endpoint = "local" if arch in ("LO", "HLL") else "cloud"
+    lead_endpoint = (Endpoint.LOCAL if arch in ("LO", "HLL") else Endpoint.CLOUD).value
     turns = _agent_turns(rng, a, c, lead_endpoint, n, a.instruction_tokens)
     for k, turn in enumerate(turns):
         last = k == len(turns) - 1
         if arch == "HCL" and not last and rng.random() < a.delegate_p:
             m = max(1, round(_lognormal(rng, a.sub_turns_median * c.turns_scale, a.turns_sigma)))
-            sub = _agent_turns(rng, a, c, "local", m, a.delegate_instruction_tokens)
+            sub = _agent_turns(rng, a, c, Endpoint.LOCAL.value, m, a.delegate_instruction_tokens)
             sub[-1].output_tokens = a.delegate_report_tokens
             turn.tools = []
             turn.delegate = Trajectory(
@@ -206,9 +208,11 @@ def _trajectory(params: SyntheticParams, task: SimTask, arch: str, seed: int, so
             )
             turns[k + 1].prompt_tokens_added = a.delegate_report_tokens
         elif arch == "HLL" and not last and rng.random() < a.consult_p:
-            turn.consult = Turn("cloud", a.consult_prompt_tokens, a.consult_output_tokens, think_s=a.think_s)
+            turn.consult = Turn(
+                Endpoint.CLOUD.value, a.consult_prompt_tokens, a.consult_output_tokens, think_s=a.think_s
+            )
             turns[k + 1].prompt_tokens_added += a.consult_output_tokens
-    status = "success" if solved else "verification_failed"
+    status = (Status.SUCCESS if solved else Status.VERIFICATION_FAILED).value
     return Trajectory(
         task.task, arch, "lead", a.system_prompt_tokens, turns, category=task.category, recorded_status=status
     )

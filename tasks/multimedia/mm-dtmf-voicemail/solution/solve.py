@@ -36,4 +36,4 @@ for start in range(0, len(samples) - win, win):
     prev = key
 code = "".join(digits)
 Path("door_code.txt").write_text(code + "\n")
-print(code)
+print(f"code={code}")

@@ -41,4 +41,4 @@ for p in sorted(Path("photos").glob("*.jpg")):
     if 2 * 6371000 * math.asin(math.sqrt(a)) <= 500:
         near.append(p.name)
 Path("near_home.txt").write_text("".join(n + "\n" for n in near))
-print(len(near))
+print(f"photos={len(near)}")

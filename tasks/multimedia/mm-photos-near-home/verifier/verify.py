@@ -1,25 +1,36 @@
-import json, re, sys
+"""Grade mm-photos-near-home.
+
+``near_home.txt`` must list, sorted by name, exactly the photos whose EXIF position is within
+500 m of home (names and distances recorded in expected.json when the photos were generated;
+the nearest photo outside the radius is kilometres away, so the list tests reading the GPS
+tags, not rounding). The answer is ``photos=<count>``. The photos must all still be there
+(stripping their location afterwards is the user's plan, so their bytes may change) and
+``home.txt`` must be left as it was.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+
+PHOTOS = [f"photos/DSC_{n}.jpg" for n in range(2040, 2054)]
+SPEC = {"photos": Number(units=("photos", "files", "pictures"))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    want = sorted(name for name, _ in json.loads((Path(__file__).parent / "expected.json").read_text()))
+    check_files(
+        must_exist=PHOTOS,
+        must_be_nonempty=PHOTOS,
+        unchanged={"home.txt": hashlib.sha256(pristine_path("home.txt").read_bytes()).hexdigest()},
+    )
+    got = [line.strip() for line in read_text("near_home.txt").splitlines() if line.strip()]
+    if got != want:
+        raise Fail(f"near_home.txt lists {got[:20]}, expected {want}")
+    return expect(fields(answer(), SPEC), {"photos": len(want)}, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = sorted(n for n, _ in json.loads((HERE / "expected.json").read_text()))
-f = Path("near_home.txt")
-got = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if got != want:
-    finish(False, f"near_home.txt lists {got[:20]}")
-if str(len(want)) not in re.findall(r"\d+", ans):
-    finish(False, "answer lacks the count")
-finish(True, f"{len(want)} photos near home")
+main(check)

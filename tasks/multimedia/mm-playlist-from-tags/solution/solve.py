@@ -25,4 +25,4 @@ for p in sorted(Path("music").glob("*.mp3")):
         songs.append((int(tags["TRCK"].split("/")[0]), p.name))
 songs.sort()
 Path("road_trip.m3u").write_text("#EXTM3U\n" + "".join(f"music/{name}\n" for _, name in songs))
-print(len(songs))
+print(f"songs={len(songs)}")

@@ -1,25 +1,31 @@
-import json, re, sys
+"""Grade mm-playlist-from-tags.
+
+``road_trip.m3u`` must list ``music/<file>`` for exactly the songs whose artist tag is ``The
+Quiet Harbour`` (not the cover band ``The Quiet Harbours``), in track-number order (recorded in
+expected.json when the files were generated); ``#`` lines such as ``#EXTM3U`` are allowed. The
+answer is ``songs=<count>``. The music files must be left as they were.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+
+TRACKS = [f"music/track_{n:02d}.mp3" for n in range(1, 13)]
+SPEC = {"songs": Number(units=("songs", "tracks"))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    want = ["music/" + name for name in json.loads((Path(__file__).parent / "expected.json").read_text())]
+    check_files(unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in TRACKS})
+    text = read_text("road_trip.m3u")
+    got = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if got != want:
+        raise Fail(f"road_trip.m3u lists {got[:12]}, expected {want}")
+    return expect(fields(answer(), SPEC), {"songs": len(want)}, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = ["music/" + f for f in json.loads((HERE / "expected.json").read_text())]
-f = Path("road_trip.m3u")
-lines = [l.strip() for l in f.read_text().splitlines() if l.strip() and not l.startswith("#")] if f.is_file() else []
-if lines != want:
-    finish(False, f"playlist is {lines[:8]}")
-if str(len(want)) not in re.findall(r"\d+", ans):
-    finish(False, "answer lacks the song count")
-finish(True, "playlist in track order")
+main(check)

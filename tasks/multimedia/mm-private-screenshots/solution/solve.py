@@ -20,4 +20,4 @@ for p in sorted(Path("screenshots").glob("*.png")):
     if text_chunks(p.read_bytes()).get("Sensitivity") == "private":
         p.rename(Path("private") / p.name)
         moved += 1
-print(moved)
+print(f"moved={moved}")

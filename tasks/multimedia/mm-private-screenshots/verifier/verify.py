@@ -1,27 +1,47 @@
-import json, re, sys
+"""Grade mm-private-screenshots.
+
+The screenshots tagged ``Sensitivity=private`` (recorded in expected.json when they were
+generated) must have been moved, byte for byte, from ``screenshots/`` to ``private/``; the
+others must still be in ``screenshots/`` unchanged, and neither folder may hold anything else
+(a copy left behind, an emptied file or a deleted screenshot all fail). The answer is
+``moved=<count>``.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path  # noqa: E402
+
+SPEC = {"moved": Number(units=("files", "screenshots"))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def listing(folder: str) -> list[str]:
+    path = Path(folder)
+    if not path.is_dir() or path.is_symlink():
+        raise Fail(f"{folder}/ is missing")
+    return sorted(p.name for p in path.iterdir())
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    private = sorted(json.loads((Path(__file__).parent / "expected.json").read_text()))
+    originals = sorted(p.name for p in pristine_path("screenshots").iterdir())
+    keep = [name for name in originals if name not in private]
+
+    def digest(name: str) -> str:
+        return hashlib.sha256(pristine_path(f"screenshots/{name}").read_bytes()).hexdigest()
+
+    check_files(
+        unchanged={f"private/{n}": digest(n) for n in private} | {f"screenshots/{n}": digest(n) for n in keep},
+        must_be_gone=[f"screenshots/{n}" for n in private],
+    )
+    if (got := listing("private")) != private:
+        raise Fail(f"private/ holds {got[:12]}, expected {private}")
+    if (got := listing("screenshots")) != keep:
+        raise Fail(f"screenshots/ holds {got[:12]}, expected {keep}")
+    return expect(fields(answer(), SPEC), {"moved": len(private)}, SPEC)
 
 
-want = json.loads((HERE / "expected.json").read_text())
-moved = sorted(p.name for p in Path("private").glob("*")) if Path("private").is_dir() else []
-left = sorted(p.name for p in Path("screenshots").glob("*.png"))
-if moved != want:
-    finish(False, f"private/ holds {moved}")
-if len(left) != 11 - len(want) or set(left) & set(want):
-    finish(False, f"screenshots/ holds {len(left)} files")
-if str(len(want)) not in re.findall(r"\d+", ans):
-    finish(False, "answer lacks the count")
-finish(True, f"{len(want)} private screenshots moved")
+main(check)

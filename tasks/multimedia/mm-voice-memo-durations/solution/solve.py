@@ -25,4 +25,4 @@ for p in sorted(Path("recordings").glob("*.wav")):
     total += secs
     if secs > longest[1]:
         longest = (info(p.read_bytes()).get("INAM", p.name), secs)
-print(f"total={total:.1f} longest={longest[0]}")
+print(f"total={total:.1f}\nlongest={longest[0]}")

@@ -1,20 +1,20 @@
-import json, sys
+"""Grade sys-cron-backup.
+
+Every line of the crontab but the backup entry must be exactly as it was (held below); the
+backup entry must run the script that exists (``/home/anna/scripts/backup.sh``, directly or via
+bash, as an absolute or home-relative path) every day at 02:30; the scripts themselves must be
+left alone. The answer is a free-text explanation that must name the wrong path.
+"""
+
+import hashlib
+import re
+import sys
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, answer, check_files, main, pristine_path, read_text
 
-
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-ORIGINAL = [
+ORIGINAL: list[str | None] = [
     "# m h  dom mon dow   command",
     "MAILTO=anna.kovacs@freemail.example",
     "SHELL=/bin/bash",
@@ -22,25 +22,56 @@ ORIGINAL = [
     "# refresh the podcast feeds every 2 hours",
     "0 */2 * * * /home/anna/scripts/podcasts.sh >/dev/null 2>&1",
     "# nightly backup",
-    None,
+    None,  # the entry to fix
     "# clean the downloads folder on the first of the month",
     "15 9 1 * * find /home/anna/Downloads -mtime +60 -delete",
 ]
-lines = Path("crontab.txt").read_text().rstrip("\n").split("\n")
-if len(lines) != len(ORIGINAL):
-    finish(False, f"crontab has {len(lines)} lines, expected {len(ORIGINAL)}")
-for got, want in zip(lines, ORIGINAL):
-    if want is not None and got.rstrip() != want:
-        finish(False, f"line changed: {got[:60]!r}")
-fields = lines[7].split(None, 5)
-if len(fields) < 6:
-    finish(False, "backup line malformed")
-m, h, dom, mon, dow, cmd = fields
-if (int(m) if m.isdigit() else -1, int(h) if h.isdigit() else -1) != (30, 2) or (dom, mon) != ("*", "*") or dow not in ("*", "0-6", "0-7", "1-7"):
-    finish(False, f"backup schedule is {' '.join(fields[:5])}")
-if not cmd.startswith("/home/anna/scripts/backup.sh"):
-    finish(False, f"backup command is {cmd[:60]!r}")
-low = ans.lower()
-if not ans.strip() or not any(w in low for w in ("bin/backup", "path", "script", "location")):
-    finish(False, "answer does not explain the wrong path")
-finish(True, "backup runs daily at 02:30")
+BACKUP_LINE = ORIGINAL.index(None)
+SCRIPTS = ["home/anna/scripts/backup.sh", "home/anna/scripts/podcasts.sh"]
+SCRIPT_PATHS = {
+    "/home/anna/scripts/backup.sh",
+    "~/scripts/backup.sh",
+    "$HOME/scripts/backup.sh",
+    "${HOME}/scripts/backup.sh",
+}
+RUNNERS = {"bash", "/bin/bash", "/usr/bin/bash"}
+EVERY_DAY = {
+    "dom": {"*", "*/1", "1-31"},
+    "mon": {"*", "*/1", "1-12"},
+    "dow": {"*", "*/1", "0-6", "0-7", "1-7"},
+}
+PATH_WORDS = re.compile(
+    r"bin/backup|scripts/backup|path|exist|location|moved|wrong (?:file|script)|no such file", re.IGNORECASE
+)
+
+
+def check() -> str:
+    check_files(
+        unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in SCRIPTS}
+    )
+    lines = read_text("crontab.txt").rstrip("\n").split("\n")
+    if len(lines) != len(ORIGINAL):
+        raise Fail(f"crontab has {len(lines)} lines, expected {len(ORIGINAL)}")
+    for got, want in zip(lines, ORIGINAL, strict=True):
+        if want is not None and got.rstrip() != want:
+            raise Fail(f"a line that had to stay was changed: {got[:60]!r}")
+    parts = lines[BACKUP_LINE].split(None, 5)
+    if len(parts) < 6:
+        raise Fail(f"backup line malformed: {lines[BACKUP_LINE][:60]!r}")
+    minute, hour, dom, mon, dow, command = parts
+    if not (minute.isdigit() and hour.isdigit()) or (int(minute), int(hour)) != (30, 2):
+        raise Fail(f"backup runs at minute {minute!r} hour {hour!r}, expected 02:30")
+    if dom not in EVERY_DAY["dom"] or mon not in EVERY_DAY["mon"] or dow not in EVERY_DAY["dow"]:
+        raise Fail(f"backup schedule is {' '.join(parts[:5])}, expected every day")
+    words = command.split()
+    if words and words[0] in RUNNERS:
+        words = words[1:]
+    if not words or words[0] not in SCRIPT_PATHS:
+        raise Fail(f"backup command is {command[:60]!r}, expected /home/anna/scripts/backup.sh")
+    text = answer().strip()
+    if not text or not PATH_WORDS.search(text):
+        raise Fail("answer does not explain that the entry pointed to a script path that does not exist")
+    return "backup runs /home/anna/scripts/backup.sh every day at 02:30"
+
+
+main(check)

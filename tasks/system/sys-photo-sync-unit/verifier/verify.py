@@ -1,61 +1,99 @@
-import json, sys
+"""Grade sys-photo-sync-unit.
+
+The unit must fix the three problems of the journal (relative ExecStart, missing environment
+file, start before the network is online) with the files that exist, keep every other setting,
+and add nothing else; the files the unit refers to must be left alone. The answer is a free-text
+list that must name each of the three problems.
+"""
+
+import hashlib
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, answer, check_files, main, pristine_path, read_text
+
+UNIT = "rootfs/etc/systemd/system/photo-sync.service"
+KEEP_FILES = [
+    "rootfs/etc/photo-sync/config.toml",
+    "rootfs/etc/photo-sync/env",
+    "rootfs/usr/local/bin/photo-sync",
+]
+EXEC_START = ["/usr/local/bin/photo-sync", "--config", "/etc/photo-sync/config.toml"]
+KEEP = {
+    ("Unit", "Description"): ["Sync phone photos to the home NAS"],
+    ("Service", "Type"): ["simple"],
+    ("Service", "User"): ["photosync"],
+    ("Service", "Restart"): ["on-failure"],
+    ("Service", "RestartSec"): ["30"],
+    ("Install", "WantedBy"): ["multi-user.target"],
+}
+ALLOWED = {
+    "Unit": {"Description", "After", "Wants"},
+    "Service": {"Type", "User", "EnvironmentFile", "ExecStart", "Restart", "RestartSec"},
+    "Install": {"WantedBy"},
+}
+PROBLEMS = {
+    "the ExecStart path": re.compile(r"execstart|absolute|/usr/local/bin|executable", re.IGNORECASE),
+    "the environment file": re.compile(r"environment|photo-sync\.env|/etc/photo-sync/env", re.IGNORECASE),
+    "network-online ordering": re.compile(
+        r"network[- ]online|network (?:was|is) not (?:yet )?up|network", re.IGNORECASE
+    ),
+}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def parse_unit(text: str) -> dict[str, list[tuple[str, str]]]:
+    sections: dict[str, list[tuple[str, str]]] = {}
+    current = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1]
+            sections.setdefault(current, [])
+            continue
+        if "=" not in line:
+            raise Fail(f"unit line is not a setting: {line[:60]!r}")
+        key, _, value = line.partition("=")
+        sections.setdefault(current, []).append((key.strip(), value.strip()))
+    return sections
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    check_files(
+        unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in KEEP_FILES}
+    )
+    sections = parse_unit(read_text(UNIT))
+
+    def values(sec: str, key: str) -> list[str]:
+        return [v for k, v in sections.get(sec, []) if k == key]
+
+    def words(sec: str, key: str) -> set[str]:
+        return {w for v in values(sec, key) for w in v.split()}
+
+    exec_start = values("Service", "ExecStart")
+    if len(exec_start) != 1 or exec_start[0].split() != EXEC_START:
+        raise Fail(f"ExecStart is {exec_start}")
+    if values("Service", "EnvironmentFile") != ["/etc/photo-sync/env"]:
+        raise Fail(f"EnvironmentFile is {values('Service', 'EnvironmentFile')}")
+    if "network-online.target" not in words("Unit", "After") or "network-online.target" not in words(
+        "Unit", "Wants"
+    ):
+        raise Fail("the unit is not ordered after, and does not want, network-online.target")
+    for (sec, key), want in KEEP.items():
+        if values(sec, key) != want:
+            raise Fail(f"{sec}.{key} was changed")
+    for sec, pairs in sections.items():
+        extra = {k for k, _ in pairs} - ALLOWED.get(sec, set())
+        if extra:
+            raise Fail(f"unexpected settings {sorted(extra)} in [{sec}]")
+    text = answer()
+    missing = [name for name, pattern in PROBLEMS.items() if not pattern.search(text)]
+    if missing:
+        raise Fail(f"answer does not name {', '.join(missing)}")
+    return "unit fixed: absolute ExecStart, existing EnvironmentFile, after network-online.target"
 
 
-unit = Path("rootfs/etc/systemd/system/photo-sync.service")
-sections, cur = {}, None
-for raw in unit.read_text().splitlines():
-    line = raw.strip()
-    if not line or line.startswith(("#", ";")):
-        continue
-    if line.startswith("[") and line.endswith("]"):
-        cur = line[1:-1]
-        sections.setdefault(cur, [])
-        continue
-    key, _, value = line.partition("=")
-    sections.setdefault(cur, []).append((key.strip(), value.strip()))
-
-
-def values(sec, key):
-    return [v for k, v in sections.get(sec, []) if k == key]
-
-
-def words(sec, key):
-    return {w for v in values(sec, key) for w in v.split()}
-
-
-if values("Service", "ExecStart") != ["/usr/local/bin/photo-sync --config /etc/photo-sync/config.toml"]:
-    finish(False, f"ExecStart is {values('Service', 'ExecStart')}")
-if values("Service", "EnvironmentFile") != ["/etc/photo-sync/env"]:
-    finish(False, f"EnvironmentFile is {values('Service', 'EnvironmentFile')}")
-if "network-online.target" not in words("Unit", "After") or "network-online.target" not in words("Unit", "Wants"):
-    finish(False, "not ordered after / wanting network-online.target")
-keep = {("Unit", "Description"): ["Sync phone photos to the home NAS"], ("Service", "Type"): ["simple"],
-        ("Service", "User"): ["photosync"], ("Service", "Restart"): ["on-failure"], ("Service", "RestartSec"): ["30"],
-        ("Install", "WantedBy"): ["multi-user.target"]}
-for (sec, key), want in keep.items():
-    if values(sec, key) != want:
-        finish(False, f"{sec}.{key} changed")
-allowed = {"Unit": {"Description", "After", "Wants"}, "Service": {"Type", "User", "EnvironmentFile", "ExecStart", "Restart", "RestartSec"},
-           "Install": {"WantedBy"}}
-for sec, pairs in sections.items():
-    extra = {k for k, _ in pairs} - allowed.get(sec, set())
-    if extra:
-        finish(False, f"unexpected settings {sorted(extra)} in [{sec}]")
-low = ans.lower()
-if not ("execstart" in low or "absolute" in low) or not ("environment" in low) or "network-online" not in low:
-    finish(False, "answer does not list the three problems")
-finish(True, "unit fixed")
+main(check)

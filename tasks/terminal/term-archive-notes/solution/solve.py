@@ -5,4 +5,4 @@ files = sorted(p for p in Path("notes").rglob("*") if p.is_file() and p.suffix n
 with tarfile.open("notes_backup.tar.gz", "w:gz") as tf:
     for p in files:
         tf.add(p, arcname=p.as_posix())
-print(len(files))
+print(f"files={len(files)}")

@@ -12,4 +12,4 @@ for p in sorted(Path("logs").iterdir()):
                 fails[line.split()[0]] += 1
 top = sorted(fails.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
 Path("blocklist.txt").write_text("".join(ip + "\n" for ip, _ in top))
-print(", ".join(f"{ip} ({n})" for ip, n in top))
+print("\n".join(f"{ip}={n}" for ip, n in top))

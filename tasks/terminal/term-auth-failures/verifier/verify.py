@@ -1,27 +1,37 @@
-import json, re, sys
+"""Grade term-auth-failures.
+
+``blocklist.txt`` must list the three IPs with the most 401 responses, most first; the answer
+gives each of them with its count as ``<ip>=<count>`` lines (exactly three such lines). The
+expected IPs and counts were computed when the logs were generated (expected.json).
+"""
+
+import json
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, fields, main, read_text
+
+IP_LINE = re.compile(r"^[\s*`>#-]*(\d{1,3}(?:\.\d{1,3}){3})[\s*`]*[=:]", re.MULTILINE)
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    top: list[tuple[str, int]] = [
+        (ip, n) for ip, n in json.loads((Path(__file__).parent / "expected.json").read_text())
+    ]
+    got = [line.strip() for line in read_text("blocklist.txt").splitlines() if line.strip()]
+    if got != [ip for ip, _ in top]:
+        raise Fail(f"blocklist.txt is {got[:5]}, expected {[ip for ip, _ in top]}")
+    text = answer()
+    named = IP_LINE.findall(text)
+    if sorted(set(named)) != sorted(ip for ip, _ in top) or len(named) != len(top):
+        raise Fail(f"answer gives `<ip>=<count>` lines for {named[:6]}, expected the three top IPs once each")
+    counts = fields(text, {ip: Number() for ip, _ in top})
+    for ip, n in top:
+        if counts[ip] != n:
+            raise Fail(f"answer gives {ip}={counts[ip]}, expected {n}")
+    return "top 401 clients found: " + ", ".join(f"{ip}={n}" for ip, n in top)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-top = json.loads((HERE / "expected.json").read_text())
-f = Path("blocklist.txt")
-got = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if got != [ip for ip, _ in top]:
-    finish(False, f"blocklist.txt is {got[:5]}")
-nums = re.findall(r"\d+", ans)
-for ip, count in top:
-    if ip not in ans or str(count) not in nums:
-        finish(False, f"answer lacks {ip} with {count}")
-finish(True, "top 401 clients found")
+main(check)

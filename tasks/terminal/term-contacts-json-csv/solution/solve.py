@@ -14,4 +14,4 @@ with open("contacts.csv", "w", newline="") as fh:
     w = csv.writer(fh, lineterminator="\n")
     w.writerow(["name", "email", "phone", "city"])
     w.writerows(r for _, r in rows)
-print(sum(1 for c in data["contacts"] if not c["emails"]))
+print(f"no_email={sum(1 for c in data['contacts'] if not c['emails'])}")

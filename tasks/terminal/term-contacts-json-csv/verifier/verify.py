@@ -1,29 +1,43 @@
-import json, re, sys
-from pathlib import Path
+"""Grade term-contacts-json-csv.
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
-
-
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
+``contacts.csv`` must hold exactly the expected rows (held here, not derived from the agent's
+copy of contacts.json, which must stay as it was); the answer is ``no_email=<n>``.
+"""
 
 import csv
+import hashlib
+import io
+import sys
+from pathlib import Path
 
-want = [["Bruno Almeida", "", "+351 912 005 118", "Lisboa"], ["Dieter Brenner", "d.brenner@mail.example", "+49 171 2044 557", "Jena"],
-        ["Yara Haddad", "yara.h@boite.example", "+33 6 44 19 82 10", "Lyon"], ["Ama Mensah", "ama.mensah@post.example", "", ""],
-        ["Aiko Tanaka", "aiko.t@mail.example", "+81 3 5550 1288", "Tokyo"]]
-f = Path("contacts.csv")
-rows = list(csv.reader(f.read_text().splitlines())) if f.is_file() else []
-if not rows or rows[0] != ["name", "email", "phone", "city"] or rows[1:] != want:
-    finish(False, f"contacts.csv rows {rows[1:3]}...")
-if "1" not in re.findall(r"\d+", ans) and "one" not in ans.lower():
-    finish(False, "answer lacks 1")
-finish(True, "contacts converted")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
+
+HEADER = ["name", "email", "phone", "city"]
+ROWS = [
+    ["Bruno Almeida", "", "+351 912 005 118", "Lisboa"],
+    ["Dieter Brenner", "d.brenner@mail.example", "+49 171 2044 557", "Jena"],
+    ["Yara Haddad", "yara.h@boite.example", "+33 6 44 19 82 10", "Lyon"],
+    ["Ama Mensah", "ama.mensah@post.example", "", ""],
+    ["Aiko Tanaka", "aiko.t@mail.example", "+81 3 5550 1288", "Tokyo"],
+]
+NO_EMAIL = 1
+
+
+def check() -> str:
+    check_files(
+        unchanged={"contacts.json": hashlib.sha256(pristine_path("contacts.json").read_bytes()).hexdigest()}
+    )
+    rows = [r for r in csv.reader(io.StringIO(read_text("contacts.csv"), newline="")) if r]
+    if not rows or rows[0] != HEADER:
+        raise Fail(f"contacts.csv header is {rows[:1]}, expected {HEADER}")
+    if rows[1:] != ROWS:
+        wrong = next((g for g, w in zip(rows[1:], ROWS, strict=False) if g != w), rows[len(ROWS) + 1 :][:1])
+        raise Fail(f"contacts.csv has {len(rows) - 1} rows; first wrong row {wrong}")
+    n = fields(answer(), {"no_email": Number()})["no_email"]
+    if n != NO_EMAIL:
+        raise Fail(f"answer says no_email={n}, expected {NO_EMAIL}")
+    return "contacts converted; one contact without e-mail"
+
+
+main(check)

@@ -11,4 +11,4 @@ for line in proc.stdout:
         buyers.add(user)
 proc.wait()
 Path("user_stats.txt").write_text(f"distinct_users={len(users)}\nbuyers={len(buyers)}\n")
-print(f"distinct_users={len(users)} buyers={len(buyers)}")
+print(f"distinct_users={len(users)}\nbuyers={len(buyers)}")

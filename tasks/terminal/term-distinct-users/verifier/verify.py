@@ -1,26 +1,29 @@
-import json, re, sys
+"""Grade term-distinct-users.
+
+``user_stats.txt`` must hold the two exact lines and the answer both counts as
+``distinct_users=<n>`` and ``buyers=<n>``; the counts were computed once from the generator and
+are held in expected.json (an edited generator in /work cannot move them).
+"""
+
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, fields, main, read_text
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    want: dict[str, int] = json.loads((Path(__file__).parent / "expected.json").read_text())
+    lines = [line.strip() for line in read_text("user_stats.txt").splitlines() if line.strip()]
+    expected_lines = [f"distinct_users={want['distinct_users']}", f"buyers={want['buyers']}"]
+    if lines != expected_lines:
+        raise Fail(f"user_stats.txt is {lines[:4]}, expected {expected_lines}")
+    got = fields(answer(), {"distinct_users": Number(), "buyers": Number()})
+    for key in ("distinct_users", "buyers"):
+        if got[key] != want[key]:
+            raise Fail(f"answer says {key}={got[key]}, expected {want[key]}")
+    return f"distinct_users={want['distinct_users']}, buyers={want['buyers']}"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = json.loads((HERE / "expected.json").read_text())
-f = Path("user_stats.txt")
-lines = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if lines != [f"distinct_users={want['distinct_users']}", f"buyers={want['buyers']}"]:
-    finish(False, f"user_stats.txt is {lines}")
-nums = re.findall(r"\d+", ans.replace(",", ""))
-if str(want["distinct_users"]) not in nums or str(want["buyers"]) not in nums:
-    finish(False, "answer lacks the two counts")
-finish(True, "distinct users counted")
+main(check)

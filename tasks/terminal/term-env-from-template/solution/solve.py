@@ -14,4 +14,4 @@ for raw in Path(".env.example").read_text().splitlines():
         missing.append(key)
     lines.append(f"{key}={value}")
 Path(".env").write_text("\n".join(lines) + "\n")
-print(", ".join(missing))
+print("missing=" + ", ".join(missing))

@@ -1,27 +1,47 @@
-import json, sys
+"""Grade term-env-from-template.
+
+``.env`` must hold exactly the template's keys in order with the right values (held here), and
+the answer must name the one required variable still without a value: ``missing=BACKUP_TARGET``.
+"""
+
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Text, answer, fields, main, read_text
+
+WANT = [
+    "POSTGRES_USER=cloud",
+    "POSTGRES_PASSWORD=gq7Vz!Lumen-4402",
+    "POSTGRES_DB=cloud",
+    "REDIS_HOST=redis",
+    "ADMIN_EMAIL=sanna.virtanen@koti.example",
+    "SMTP_HOST=mail.koti.example",
+    "SMTP_PASSWORD=smtp-app-3f81aa20c9",
+    "BACKUP_TARGET=",
+    "TZ=Europe/Helsinki",
+]
+MISSING = "BACKUP_TARGET"
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def variable_names(value: str) -> set[str]:
+    """The variable names in the answer's value, however the Text field normalised it."""
+    return {re.sub(r"[^a-z0-9]", "", w) for w in re.split(r"[\s,;]+", value.casefold()) if w.strip()}
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    got = [line.rstrip() for line in read_text(".env").splitlines() if line.strip()]
+    if got != WANT:
+        wrong = next(
+            (g for g, w in zip(got, WANT, strict=False) if g != w),
+            (got[len(WANT) :] or ["(missing lines)"])[0],
+        )
+        raise Fail(f".env has {len(got)} lines, expected {len(WANT)}; first mismatch {wrong[:60]!r}")
+    value = str(fields(answer(), {"missing": Text()})["missing"])
+    if variable_names(value) != {re.sub(r"[^a-z0-9]", "", MISSING.casefold())}:
+        raise Fail(f"answer says missing={value!r}, expected {MISSING} only")
+    return ".env generated; BACKUP_TARGET still missing"
 
 
-want = ["POSTGRES_USER=cloud", "POSTGRES_PASSWORD=gq7Vz!Lumen-4402", "POSTGRES_DB=cloud", "REDIS_HOST=redis",
-        "ADMIN_EMAIL=sanna.virtanen@koti.example", "SMTP_HOST=mail.koti.example", "SMTP_PASSWORD=smtp-app-3f81aa20c9",
-        "BACKUP_TARGET=", "TZ=Europe/Helsinki"]
-f = Path(".env")
-got = [l.rstrip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if got != want:
-    finish(False, f".env has {len(got)} lines; first mismatch {next((g for g, w in zip(got, want) if g != w), got[len(want):][:1])}")
-if "BACKUP_TARGET" not in ans or "POSTGRES_PASSWORD" in ans or "SMTP_PASSWORD" in ans:
-    finish(False, "answer should name only BACKUP_TARGET")
-finish(True, ".env generated")
+main(check)

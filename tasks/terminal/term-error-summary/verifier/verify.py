@@ -1,26 +1,28 @@
-import json, sys
+"""Grade term-error-summary.
+
+``errors.txt`` must hold ``<service> <count>`` for every service, most errors first (ties by
+name), with the counts computed when the logs were generated (expected.json); the answer names
+the top service as ``service=<name>``.
+"""
+
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Choice, Fail, answer, fields, main, read_text
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    want: dict[str, int] = json.loads((Path(__file__).parent / "expected.json").read_text())
+    order = sorted(want.items(), key=lambda kv: (-kv[1], kv[0]))
+    got = [tuple(line.split()) for line in read_text("errors.txt").splitlines() if line.strip()]
+    if got != [(s, str(n)) for s, n in order]:
+        raise Fail(f"errors.txt is {got[:6]}, expected {order}")
+    top = fields(answer(), {"service": Choice(*want)})["service"]
+    if top != order[0][0]:
+        raise Fail(f"answer says service={top}, expected {order[0][0]}")
+    return f"error counts correct; most errors: {order[0][0]}"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = json.loads((HERE / "expected.json").read_text())
-order = sorted(want.items(), key=lambda kv: (-kv[1], kv[0]))
-f = Path("errors.txt")
-got = [tuple(l.split()) for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if got != [(s, str(n)) for s, n in order]:
-    finish(False, f"errors.txt is {got}")
-if order[0][0] not in ans.lower():
-    finish(False, f"answer lacks {order[0][0]}")
-finish(True, "error counts correct")
+main(check)

@@ -10,4 +10,4 @@ src = src.replace(
         key, _, value = line.partition("=")
 ''')
 p.write_text("import re\n\n" + src if not src.startswith("import re") else src)
-print("Values are now split at the first '=' only and inline comments (' ;' / ' #') are stripped.")
+print("fix=Values are now split at the first '=' only and inline comments (' ;' / ' #') are stripped.")

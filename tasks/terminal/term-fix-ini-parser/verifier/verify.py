@@ -1,38 +1,104 @@
-import json, sys
+"""Grade term-fix-ini-parser.
+
+The agent's parser never runs inside this process: ``run_agent_code`` runs the original tests
+(from the pristine inputs) and a driver that parses hidden INI texts the agent never saw, in a
+separate process; the driver's results are compared here with the dicts held below. The tests
+in /work must be unchanged; the answer is a one-line ``fix=<summary>``.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, run_agent_code
 
-
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-import subprocess
-
-tests = Path("dotcfg/tests/test_parser.py").read_text() if Path("dotcfg/tests/test_parser.py").is_file() else ""
-if "pL8#Tzuk=Rimon" not in tests or "def test_inline_comments" not in tests:
-    finish(False, "the tests were modified")
-run = subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", "tests"], cwd="dotcfg",
-                     capture_output=True, text=True, timeout=120)
-if run.returncode != 0:
-    finish(False, "unit tests fail: " + (run.stderr.strip().splitlines() or [""])[-1][:120])
-hidden = r'''
+TESTS = ["dotcfg/tests/test_parser.py"]
+MARK = "@@INI-GRADE@@"
+DRIVER = f'''
+import json, sys
+sys.path.insert(0, "dotcfg")
 from dotcfg import parse_ini
-c = parse_ini("a=1\n# c\n[s]\nK = x=y=z\nq = keep;this#too ; gone\nr = v # gone\n[t]\n  e =  \n")
-assert c == {"DEFAULT": {"a": "1"}, "s": {"k": "x=y=z", "q": "keep;this#too", "r": "v"}, "t": {"e": ""}}, c
-print("ok")
+out = []
+for text in json.loads(sys.stdin.read()):
+    try:
+        out.append(parse_ini(text))
+    except Exception as exc:
+        out.append("raised " + repr(exc)[:200])
+print("{MARK}" + json.dumps(out, default=repr))
 '''
-run = subprocess.run([sys.executable, "-c", hidden], cwd="dotcfg", capture_output=True, text=True, timeout=60)
-if run.stdout.strip() != "ok":
-    finish(False, "hidden parser checks failed: " + (run.stderr.strip().splitlines() or [""])[-1][:160])
-if len(ans.strip()) < 5:
-    finish(False, "no summary given")
-finish(True, "parser fixed")
+# (hidden INI text, the dict the docstring's rules give)
+CASES: list[tuple[str, dict[str, dict[str, str]]]] = [
+    (
+        "a=1\n# c\n[s]\nK = x=y=z\nq = keep;this#too ; gone\nr = v # gone\n[t]\n  e =  \n",
+        {"DEFAULT": {"a": "1"}, "s": {"k": "x=y=z", "q": "keep;this#too", "r": "v"}, "t": {"e": ""}},
+    ),
+    (
+        "; header comment\n[backup]\nTarget = sftp://nas/backup?user=rex&key=a=b\nExclude = *.tmp;*.swp\n"
+        "Password = Vx#9=kL;q2   ; rotate yearly\n# Retention = 7\nRetention = 30 # days\n",
+        {
+            "DEFAULT": {},
+            "backup": {
+                "target": "sftp://nas/backup?user=rex&key=a=b",
+                "exclude": "*.tmp;*.swp",
+                "password": "Vx#9=kL;q2",
+                "retention": "30",
+            },
+        },
+    ),
+    (
+        "  Editor  =  nvim  \nTheme=dark=true\n[git]\n  User Name = Rex Ocampo # me\nsigning=on\n",
+        {
+            "DEFAULT": {"editor": "nvim", "theme": "dark=true"},
+            "git": {"user name": "Rex Ocampo", "signing": "on"},
+        },
+    ),
+    ("", {"DEFAULT": {}}),
+]
+ANSWER_MIN = 10
+
+
+def driver_result(stdout: bytes) -> list[object]:
+    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
+        if line.startswith(MARK):
+            try:
+                result = json.loads(line[len(MARK) :])
+            except ValueError:
+                break
+            if isinstance(result, list):
+                return result
+            break
+    raise Fail("the parser did not run to the end of the hidden checks")
+
+
+def check() -> str:
+    originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
+    check_files(unchanged={rel: hashlib.sha256(b).hexdigest() for rel, b in originals.items()})
+    tests = run_agent_code(
+        ["sh", "-c", "cd dotcfg && exec python3 -m unittest discover -s tests"], files=originals, timeout_s=60
+    )
+    if tests.timed_out or tests.exit_code != 0:
+        tail = tests.stderr_text.strip().splitlines()[-1:] or ["timed out" if tests.timed_out else ""]
+        raise Fail(f"unit tests fail: {tail[0][:160]}")
+    run = run_agent_code(
+        ["python3", "_grade/driver.py"],
+        stdin=json.dumps([text for text, _ in CASES]).encode(),
+        files={"_grade/driver.py": DRIVER.encode()},
+        timeout_s=60,
+    )
+    if run.timed_out:
+        raise Fail("hidden parser checks timed out")
+    got = driver_result(run.stdout)
+    if len(got) != len(CASES):
+        raise Fail("hidden parser checks returned the wrong number of results")
+    for k, (result, (_, want)) in enumerate(zip(got, CASES, strict=True)):
+        if result != want:
+            raise Fail(f"parse_ini wrong on hidden case {k}: {str(result)[:160]}")
+    summary = str(fields(answer(), {"fix": Field()})["fix"])  # free text: any one-line summary
+    if len(summary) < ANSWER_MIN:
+        raise Fail("no summary of the fix given")
+    return "parser fixed; tests and hidden checks pass"
+
+
+main(check)

@@ -67,4 +67,4 @@ with open("timetrack/timesheet_2024-05.csv", newline="") as fh:
         total += parse_duration(row["duration"]) / 3600 * float(row["rate_eur_h"])
 subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", "tests", "-q"], cwd="timetrack", check=True,
                capture_output=True)
-print(f"{total:.2f}")
+print(f"total={total:.2f}")

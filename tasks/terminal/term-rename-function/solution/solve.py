@@ -9,4 +9,4 @@ for p in sorted(Path("photokit").rglob("*.py")):
     if new != text:
         p.write_text(new)
         changed += 1
-print(changed)
+print(f"files_changed={changed}")

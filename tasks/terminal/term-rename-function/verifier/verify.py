@@ -1,43 +1,107 @@
-import json, re, sys
+"""Grade term-rename-function.
+
+Every .py file of photokit/ is read as text here (never imported): ``get_exif_date`` may remain
+only as the one alias line in exif.py. The package itself runs only through ``run_agent_code``:
+the updated tests must pass and a driver checks, in a separate process, that the renamed
+function, the alias and its callers work on a hidden photo the agent never saw. The answer is
+``files_changed=5`` (exif.py, __init__.py, organize.py, report.py and the tests).
+"""
+
+import json
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, read_text, run_agent_code
+
+FILES = [
+    "photokit/photokit/__init__.py",
+    "photokit/photokit/exif.py",
+    "photokit/photokit/organize.py",
+    "photokit/photokit/report.py",
+    "photokit/tests/test_photokit.py",
+]
+ALIAS = "get_exif_date = read_capture_date"
+MARK = "@@PHOTOKIT-GRADE@@"
+DRIVER = f'''
+import json, sys
+sys.path.insert(0, "photokit")
+out = {{}}
+try:
+    import photokit
+    from photokit import exif, organize, report
+    meta = {{"DateTimeOriginal": "2019:12:31 23:59:58", "Artist": "R. Ocampo"}}
+    out["exported"] = "read_capture_date" in getattr(photokit, "__all__", []) and hasattr(photokit, "read_capture_date")
+    out["alias"] = exif.get_exif_date is exif.read_capture_date
+    out["date"] = exif.read_capture_date(meta).isoformat()
+    out["none"] = repr(exif.read_capture_date({{}}))
+    out["folder"] = organize.target_folder(meta)
+    out["oldest"] = report.oldest([meta, {{"DateTimeOriginal": "2020:02:02 02:02:02"}}, {{}}]).isoformat()
+except Exception as exc:
+    out["error"] = repr(exc)[:200]
+print("{MARK}" + json.dumps(out))
+'''
+WANT = {
+    "exported": True,
+    "alias": True,
+    "date": "2019-12-31T23:59:58",
+    "none": "None",
+    "folder": "2019/12",
+    "oldest": "2019-12-31T23:59:58",
+}
+CHANGED = 5
+TESTS_AT_LEAST = 3  # the three tests of the original suite, renamed
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def driver_result(stdout: bytes) -> dict[str, object]:
+    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
+        if line.startswith(MARK):
+            try:
+                result = json.loads(line[len(MARK) :])
+            except ValueError:
+                break
+            if isinstance(result, dict):
+                return result
+            break
+    raise Fail("photokit did not run to the end of the hidden checks")
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    check_files(must_exist=FILES)
+    sources = {p.as_posix(): read_text(p.as_posix()) for p in sorted(Path("photokit").rglob("*.py"))}
+    hits = [
+        (rel, line.strip())
+        for rel, text in sources.items()
+        for line in text.splitlines()
+        if "get_exif_date" in line
+    ]
+    if hits != [("photokit/photokit/exif.py", ALIAS)]:
+        raise Fail(f"get_exif_date should remain only as the alias line in exif.py; found {hits[:3]}")
+    if not re.search(r"^def read_capture_date\(", sources["photokit/photokit/exif.py"], re.MULTILINE):
+        raise Fail("read_capture_date is not defined in exif.py")
+    if "read_capture_date" not in sources["photokit/tests/test_photokit.py"]:
+        raise Fail("the tests were not updated")
+    tests = run_agent_code(
+        ["sh", "-c", "cd photokit && exec python3 -m unittest discover -s tests"], timeout_s=60
+    )
+    ran = re.search(r"^Ran (\d+) tests?", tests.stderr_text, re.MULTILINE)
+    if tests.timed_out or tests.exit_code != 0 or not ran or int(ran.group(1)) < TESTS_AT_LEAST:
+        tail = tests.stderr_text.strip().splitlines()[-1:] or ["timed out" if tests.timed_out else ""]
+        raise Fail(f"the tests fail: {tail[0][:160]}")
+    run = run_agent_code(
+        ["python3", "_grade/driver.py"], files={"_grade/driver.py": DRIVER.encode()}, timeout_s=60
+    )
+    if run.timed_out:
+        raise Fail("hidden photokit checks timed out")
+    got = driver_result(run.stdout)
+    for key, want in WANT.items():
+        if got.get(key) != want:
+            raise Fail(f"hidden check {key!r} failed: {str(got.get(key, got.get('error')))[:160]}")
+    n = fields(answer(), {"files_changed": Number()})["files_changed"]
+    if n != CHANGED:
+        raise Fail(f"answer says files_changed={n}, expected {CHANGED}")
+    return "get_exif_date renamed to read_capture_date everywhere, alias kept, tests pass"
 
 
-import subprocess
-
-root = Path("photokit")
-hits = []
-for p in root.rglob("*.py"):
-    for line in p.read_text().splitlines():
-        if "get_exif_date" in line:
-            hits.append((p.relative_to(root).as_posix(), line.strip()))
-if hits != [("photokit/exif.py", "get_exif_date = read_capture_date")]:
-    finish(False, f"get_exif_date still used: {hits[:3]}")
-if "def read_capture_date(meta)" not in (root / "photokit/exif.py").read_text():
-    finish(False, "read_capture_date not defined")
-if "read_capture_date" not in (root / "tests/test_photokit.py").read_text():
-    finish(False, "tests not updated")
-run = subprocess.run([sys.executable, "-m", "unittest", "discover", "-s", "tests"], cwd=root,
-                     capture_output=True, text=True, timeout=120)
-if run.returncode != 0:
-    finish(False, "tests fail")
-check = ("from photokit import read_capture_date\nfrom photokit.exif import get_exif_date\n"
-         "assert get_exif_date is read_capture_date\nprint('ok')")
-run = subprocess.run([sys.executable, "-c", check], cwd=root, capture_output=True, text=True, timeout=60)
-if run.stdout.strip() != "ok":
-    finish(False, "read_capture_date not exported from photokit or alias broken")
-if "5" not in re.findall(r"\d+", ans) and "five" not in ans.lower():
-    finish(False, "answer lacks 5 changed files")
-finish(True, "function renamed")
+main(check)

@@ -34,4 +34,4 @@ if __name__ == "__main__":
 ''')
 out = subprocess.run([sys.executable, "tools/find_pairs.py", "data/amounts.txt", "1000000"],
                      capture_output=True, text=True, check=True)
-print(out.stdout.strip())
+print(f"pairs={out.stdout.strip()}")

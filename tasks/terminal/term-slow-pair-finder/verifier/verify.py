@@ -1,50 +1,70 @@
-import json, random, re, subprocess, sys, tempfile
+"""Grade term-slow-pair-finder.
+
+The agent's script runs only through ``run_agent_code`` (a separate process on a private copy of
+/work) with amounts files it never saw; its printed count is compared here with the count of the
+reference algorithm below. The data file must be left as it was, and the answer is
+``pairs=<count>`` for the pristine data/amounts.txt (counted here from the pristine copy).
+"""
+
+import hashlib
+import random
+import sys
 from collections import Counter
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, run_agent_code
+
+DATA = "data/amounts.txt"
+SCRIPT = "tools/find_pairs.py"
+TIMEOUT_S = 20.0  # the quadratic original needs hours on 200,000 amounts; a linear rewrite ~0.2 s
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-def reference(values, target):
-    c = Counter(values)
+def reference(values: list[int], target: int) -> int:
+    """Unordered pairs i < j with values[i] + values[j] == target, in linear time."""
+    counts = Counter(values)
     total = 0
-    for v, n in c.items():
+    for v, n in counts.items():
         w = target - v
         if w > v:
-            total += n * c.get(w, 0)
+            total += n * counts.get(w, 0)
         elif w == v:
             total += n * (n - 1) // 2
     return total
 
 
-script = Path("tools/find_pairs.py")
-if not script.is_file():
-    finish(False, "tools/find_pairs.py missing")
-values = [int(l) for l in Path("data/amounts.txt").read_text().split()]
-want_local = reference(values, 1_000_000)
-rng = random.Random(4242)
-cases = [([5, 5, 5, 1, 9, 10, 0], 10), ([rng.randint(1, 400_000) for _ in range(200_000)], 400_000)]
-with tempfile.TemporaryDirectory() as tmp:
-    for k, (vals, target) in enumerate(cases):
-        f = Path(tmp) / f"case{k}.txt"
-        f.write_text("".join(f"{v}\n" for v in vals))
-        try:
-            out = subprocess.run([sys.executable, str(script), str(f), str(target)],
-                                 capture_output=True, text=True, timeout=20)
-        except subprocess.TimeoutExpired:
-            finish(False, f"find_pairs.py too slow on case {k} ({len(vals)} amounts)")
-        if out.stdout.strip() != str(reference(vals, target)):
-            finish(False, f"find_pairs.py wrong on case {k}: {out.stdout.strip()[:40]!r}")
-if str(want_local) not in re.findall(r"\d+", ans):
-    finish(False, f"answer lacks {want_local}")
-finish(True, "fast and correct")
+def hidden_cases() -> list[tuple[list[int], int]]:
+    rng = random.Random(4242)
+    return [
+        ([5, 5, 5, 1, 9, 10, 0], 10),
+        ([7, 3, 3, 7, 5, 5, 5, 5, 2], 10),
+        ([1, 2, 3], 100),
+        ([500_000] * 1000 + [1, 999_999], 1_000_000),
+        ([rng.randint(1, 400_000) for _ in range(200_000)], 400_000),
+        ([rng.randint(1, 999_999) for _ in range(200_000)], 1_000_001),
+    ]
+
+
+def check() -> str:
+    original = pristine_path(DATA).read_bytes()
+    check_files(must_exist=[SCRIPT], unchanged={DATA: hashlib.sha256(original).hexdigest()})
+    for k, (values, target) in enumerate(hidden_cases()):
+        name = f"_grade/case{k}.txt"
+        run = run_agent_code(
+            ["python3", SCRIPT, name, str(target)],
+            files={name: "".join(f"{v}\n" for v in values).encode()},
+            timeout_s=TIMEOUT_S,
+        )
+        if run.timed_out:
+            raise Fail(f"find_pairs.py too slow on hidden case {k} ({len(values)} amounts)")
+        want = reference(values, target)
+        if run.stdout_text.strip() != str(want):
+            raise Fail(f"find_pairs.py wrong on hidden case {k}: printed {run.stdout_text.strip()[:40]!r}")
+    want_local = reference([int(x) for x in original.split()], 1_000_000)
+    n = fields(answer(), {"pairs": Number()})["pairs"]
+    if n != want_local:
+        raise Fail(f"answer says pairs={n}, expected {want_local}")
+    return f"fast and correct on 6 hidden cases; pairs={want_local}"
+
+
+main(check)

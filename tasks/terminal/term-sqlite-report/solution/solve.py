@@ -11,4 +11,4 @@ with open("q1_spending.csv", "w") as fh:
     fh.write("category,total_eur\n")
     for cat, total in rows:
         fh.write(f"{cat},{total // 100}.{total % 100:02d}\n")
-print(rows[0][0])
+print(f"category={rows[0][0]}")

@@ -1,32 +1,45 @@
-import json, sys
-from pathlib import Path
+"""Grade term-sqlite-report.
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
-
-
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
+``q1_spending.csv`` must list the joint account's Q1 spending per category (totals computed when
+the database was generated, expected.json), largest first, two decimals; the database must be
+left as it was; the answer names the top category as ``category=<name>``.
+"""
 
 import csv
+import hashlib
+import io
+import json
+import re
+import sys
+from pathlib import Path
 
-want = json.loads((HERE / "expected.json").read_text())
-order = sorted(want.items(), key=lambda kv: -kv[1])
-f = Path("q1_spending.csv")
-rows = list(csv.DictReader(f.read_text().splitlines())) if f.is_file() else []
-try:
-    got = [(r["category"], round(float(r["total_eur"]) * 100)) for r in rows]
-except (KeyError, ValueError, TypeError):
-    got = []
-if got != order:
-    finish(False, f"q1_spending.csv is {got}")
-if order[0][0] not in ans.lower():
-    finish(False, f"answer lacks {order[0][0]}")
-finish(True, f"top category {order[0][0]}")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Choice, Fail, answer, check_files, fields, main, pristine_path, read_text
+
+AMOUNT = re.compile(r"^\d+\.\d\d$")
+
+
+def check() -> str:
+    want: dict[str, int] = json.loads((Path(__file__).parent / "expected.json").read_text())
+    order = sorted(want.items(), key=lambda kv: -kv[1])
+    check_files(
+        unchanged={"household.db": hashlib.sha256(pristine_path("household.db").read_bytes()).hexdigest()}
+    )
+    rows = [r for r in csv.reader(io.StringIO(read_text("q1_spending.csv"), newline="")) if r]
+    if not rows or [c.strip() for c in rows[0]] != ["category", "total_eur"]:
+        raise Fail(f"q1_spending.csv header is {rows[:1]}, expected ['category', 'total_eur']")
+    got: list[tuple[str, int]] = []
+    for row in rows[1:]:
+        if len(row) != 2 or not AMOUNT.match(row[1].strip()):
+            raise Fail(f"q1_spending.csv row {row[:3]} is not `category,<amount with two decimals>`")
+        euros, cents = row[1].strip().split(".")
+        got.append((row[0].strip(), int(euros) * 100 + int(cents)))
+    if got != order:
+        raise Fail(f"q1_spending.csv is {got}, expected {order}")
+    top = fields(answer(), {"category": Choice(*want)})["category"]
+    if top != order[0][0]:
+        raise Fail(f"answer says category={top}, expected {order[0][0]}")
+    return f"Q1 joint spending correct; top category {order[0][0]}"
+
+
+main(check)

@@ -1,28 +1,50 @@
 """Grading an attempt with the task's hidden verifier, and running the task's oracle.
 
-The verifier reaches the sandbox only here, after the agent has finished (agbench/task.py has
-the contract): its files are copied into /verifier, the agent's final answer is written to
-/verifier/answer.txt, and ``python3 /verifier/verify.py`` runs with cwd /work. Its last
-non-empty stdout line must be a JSON object ``{"reward": number, "reason": str}``. Anything
-else (a crash, a timeout, garbage, a reward outside [0, 1]) is the grader's failure, not the
-agent's: status ``failed_grader``, which is excluded from valid scores.
+The verifier never runs where the agent ran. :func:`verify` first stops the agent's sandbox
+(no agent process survives), then grades in a fresh grading sandbox of the same backend
+(``Sandbox.grading_twin``): the attempt's work dir read-only at /work, the task's verifier plus
+``agbench_grading.py`` plus ``answer.txt`` read-only at /verifier, the task's pristine
+``environment/`` read-only at /pristine, HOME and TMPDIR on a fresh tmpfs, a uid other than
+the agent's, and ``python3 -I`` (no user site, no PYTHON* variables, no script dir from /work).
+Nothing the agent left in /work (a ``usercustomize.py``, a ``.pth`` file, an exit hook) can
+load into the verifier.
+
+The verifier's last non-empty stdout line must be ``{"reward": number, "reason": str}``.
+Anything else (a crash, a timeout, garbage, a reward outside [0, 1]) is the grader's failure:
+status ``failed_grader``, excluded from valid scores. Verifiers built on ``agbench_grading.main``
+turn every exception into reward 0, so ``failed_grader`` means a verifier that is itself broken.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
+import agbench.task
 from agbench.errors import AgbenchError
 from agbench.live.sandbox import Sandbox
-from agbench.live.sandbox.base import SOLUTION_DIR, VERIFIER_DIR, WORK_DIR
+from agbench.live.sandbox.base import SOLUTION_DIR, VERIFIER_DIR, WORK_DIR, GradingMounts, copy_tree
 from agbench.status import Status
 from agbench.task import Task
 
 VERIFIER_TIMEOUT_S = 600.0
 SUCCESS_REWARD = 1.0
 ANSWER_FILE = "answer.txt"
+GRADING_MODULE = (
+    Path(agbench.task.__file__).resolve().parent.parent / "tasks" / "_grading" / "agbench_grading.py"
+)
+# ``python3 -I`` leaves the script's folder off sys.path; /verifier (read-only, ours) goes back
+# on so ``from agbench_grading import ...`` works. The cwd (/work) is never on it.
+VERIFIER_COMMAND = [
+    "python3",
+    "-I",
+    "-c",
+    f"import sys, runpy; sys.path.insert(0, {VERIFIER_DIR!r}); "
+    f"runpy.run_path({VERIFIER_DIR + '/verify.py'!r}, run_name='__main__')",
+]
 
 
 class OracleError(AgbenchError):
@@ -59,26 +81,46 @@ def parse_verifier_output(stdout: str) -> tuple[float, str]:
     return float(reward), str(data.get("reason", ""))
 
 
+def prepare_verifier_dir(task: Task, answer: str, dest: Path) -> Path:
+    """``dest`` filled as /verifier sees it: the task's verifier files, the grading module and
+    the agent's answer. A fresh folder the agent's sandbox never had bound."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    copy_tree(task.verifier_dir, dest)
+    shutil.copy2(GRADING_MODULE, dest / GRADING_MODULE.name)
+    (dest / ANSWER_FILE).write_text(answer, encoding="utf-8")
+    return dest
+
+
 async def verify(
     sandbox: Sandbox, task: Task, answer: str, *, timeout_s: float = VERIFIER_TIMEOUT_S
 ) -> Verdict:
-    """Copy the verifier in, hand it the answer, run it and read its verdict."""
+    """Stop the agent's sandbox, then grade its /work in a fresh grading sandbox."""
     if not (task.verifier_dir / "verify.py").is_file():
         return Verdict(0.0, f"task {task.id} has no verifier/verify.py", Status.FAILED_GRADER)
     try:
-        await sandbox.copy_in(task.verifier_dir, VERIFIER_DIR)
-        # /verifier is read-only inside; the host side of the bind is where files go.
-        (sandbox.verifier_dir_host / ANSWER_FILE).write_text(answer, encoding="utf-8")
-        res = await sandbox.exec(["python3", f"{VERIFIER_DIR}/verify.py"], timeout_s=timeout_s, cwd=WORK_DIR)
+        await sandbox.stop()
+        verifier_dir = prepare_verifier_dir(task, answer, sandbox.attempt_dir / "grading" / "verifier")
+        grader = sandbox.grading_twin(GradingMounts(verifier_dir, task.environment_dir))
+        try:
+            await grader.start()
+            res = await grader.exec(VERIFIER_COMMAND, timeout_s=timeout_s, cwd=WORK_DIR)
+        finally:
+            await grader.destroy()
     except Exception as exc:
         return Verdict(0.0, f"verifier could not run: {exc}", Status.FAILED_GRADER)
-    if res.timed_out:
+    return verdict_from(res.stdout_text, res.stderr_text, res.exit_code, res.timed_out, timeout_s)
+
+
+def verdict_from(stdout: str, stderr: str, exit_code: int, timed_out: bool, timeout_s: float) -> Verdict:
+    """The verdict a verifier's output gives (``failed_grader`` when it gives none)."""
+    if timed_out:
         return Verdict(0.0, f"verifier ran past {timeout_s:g} s", Status.FAILED_GRADER)
     try:
-        reward, reason = parse_verifier_output(res.stdout_text)
+        reward, reason = parse_verifier_output(stdout)
     except ValueError as exc:
-        err = res.stderr_text.strip().splitlines()[-1:] or [""]
-        detail = f" (exit {res.exit_code}: {err[0][:200]})" if res.exit_code else ""
+        err = stderr.strip().splitlines()[-1:] or [""]
+        detail = f" (exit {exit_code}: {err[0][:200]})" if exit_code else ""
         return Verdict(0.0, f"{exc}{detail}", Status.FAILED_GRADER)
     status = Status.SUCCESS if reward >= SUCCESS_REWARD - 1e-9 else Status.VERIFICATION_FAILED
     return Verdict(reward, reason, status)

@@ -30,6 +30,7 @@ from agbench.task import Task
 WORK_DIR = "/work"
 VERIFIER_DIR = "/verifier"
 SOLUTION_DIR = "/solution"
+PRISTINE_DIR = "/pristine"
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 # Files in environment/ that describe the environment rather than belong in it.
 ENVIRONMENT_EXCLUDES = frozenset({"Dockerfile", ".dockerignore"})
@@ -46,6 +47,16 @@ class MissingRequiredProgram(SandboxError):
     def __init__(self, task_id: str, programs: list[str]) -> None:
         self.programs = programs
         super().__init__(f"task {task_id}: required program(s) not in the sandbox: {', '.join(programs)}")
+
+
+@dataclass(frozen=True)
+class GradingMounts:
+    """What a grading sandbox sees besides the attempt's /work (read-only there): the host
+    folder with the verifier, the module and answer.txt (/verifier), and the task's pristine
+    ``environment/`` (/pristine). HOME and TMPDIR are a fresh tmpfs the agent never wrote."""
+
+    verifier_dir: Path
+    pristine_dir: Path
 
 
 @dataclass(frozen=True)
@@ -134,6 +145,9 @@ class Sandbox(abc.ABC):
         self.destroyed = False
         # (uid, gid) that host-side writes under /work must belong to, if not the host user.
         self.host_owner: tuple[int, int] | None = None
+        # Set on a grading twin (see grading_twin): /work read-only, another uid, fresh /tmp.
+        self.grading: GradingMounts | None = None
+        self.stopped = False
 
     def limits_report(self) -> str:
         """One line for logs and reports: each limit and the mechanism that enforced it."""
@@ -158,8 +172,38 @@ class Sandbox(abc.ABC):
                 shutil.rmtree(d)
             d.mkdir()
 
+    def grading_twin(self, mounts: GradingMounts) -> Sandbox:
+        """A fresh sandbox of the same backend for grading this attempt: the attempt's work
+        dir read-only at /work, ``mounts`` at /verifier and /pristine, a uid other than the
+        agent's and HOME/TMPDIR on a new tmpfs. Call :meth:`stop` on this sandbox first."""
+        twin = type(self)(self.task, self.attempt_dir)
+        twin.grading = mounts
+        return twin
+
+    async def stop(self) -> None:
+        """Stop every process the agent started, keeping /work for grading; no exec after."""
+        self.stopped = True
+        await self._stop()
+
+    async def _stop(self) -> None:
+        """Backend part of :meth:`stop` (the default destroys the sandbox; /work survives)."""
+        await self.destroy()
+
     async def start(self) -> None:
         """Create the environment, then check the task's required programs are there."""
+        if self.grading is not None:  # a grading twin reuses the attempt's work dir as is
+            try:
+                await self._start()
+            except SandboxError:
+                await self.destroy()
+                raise
+            except Exception as exc:
+                await self.destroy()
+                raise SandboxError(
+                    f"{self.backend} grading sandbox for {self.task.id} failed to start: {exc}"
+                ) from exc
+            self.started = True
+            return
         try:
             self._prepare_host_dirs()
         except OSError as exc:

@@ -26,9 +26,18 @@ from pathlib import Path
 
 from agbench.task import Task
 
-from .base import DEFAULT_PATH, SOLUTION_DIR, VERIFIER_DIR, WORK_DIR, ExecResult, Sandbox, SandboxError
+from .base import (
+    DEFAULT_PATH,
+    PRISTINE_DIR,
+    SOLUTION_DIR,
+    VERIFIER_DIR,
+    WORK_DIR,
+    ExecResult,
+    Sandbox,
+    SandboxError,
+)
 from .cgroups import SandboxCgroups
-from .images import SANDBOX_GID, SANDBOX_UID, ensure_rootfs
+from .images import GRADER_UID, SANDBOX_GID, SANDBOX_UID, ensure_rootfs
 from .process_io import communicate_with_deadline
 
 # Joins the cgroups named in $AGBENCH_CGROUP_PROCS, then execs bubblewrap (or prlimit).
@@ -55,10 +64,11 @@ class BwrapSandbox(Sandbox):
         if self._bwrap is None:
             raise SandboxError("bubblewrap not found: apt-get install -y --no-install-recommends bubblewrap")
         self.rootfs = await asyncio.to_thread(ensure_rootfs)
-        if self.tmp_dir_host.exists():
-            shutil.rmtree(self.tmp_dir_host)
-        self.tmp_dir_host.mkdir(parents=True)
-        os.chmod(self.tmp_dir_host, 0o1777)
+        if self.grading is None:  # a grading twin gets a fresh tmpfs instead
+            if self.tmp_dir_host.exists():
+                shutil.rmtree(self.tmp_dir_host)
+            self.tmp_dir_host.mkdir(parents=True)
+            os.chmod(self.tmp_dir_host, 0o1777)
         name = f"{self.task.id}-{uuid.uuid4().hex[:10]}".replace("/", "_")
         self.cgroups, enforced = SandboxCgroups.create(name, self.task.limits)
         env = {"PATH": os.environ.get("PATH", DEFAULT_PATH)}
@@ -87,9 +97,42 @@ class BwrapSandbox(Sandbox):
     def _rootfs_for_checks(self) -> Path | None:
         return self.rootfs
 
+    def _grading_args(self) -> list[str]:
+        """The grading twin: /work read-only, verifier and pristine inputs read-only, a fresh
+        tmpfs as HOME and TMPDIR, uid 1001 (the agent was 1000), no network. Agent code the
+        verifier runs goes into a nested user+pid namespace (agbench_grading.run_agent_code),
+        which bubblewrap allows because it does not disable user namespaces."""
+        assert self.grading is not None and self.rootfs is not None
+        return [
+            "--die-with-parent",
+            "--new-session",
+            "--ro-bind", str(self.rootfs), "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+            "--ro-bind", str(self.work_dir_host), WORK_DIR,
+            "--tmpfs", "/tmp",
+            "--ro-bind", str(self.grading.verifier_dir), VERIFIER_DIR,
+            "--ro-bind", str(self.grading.pristine_dir), PRISTINE_DIR,
+            "--hostname", "grader",
+            "--cap-drop", "ALL",
+            "--uid", str(GRADER_UID),
+            "--gid", str(GRADER_UID),
+            "--clearenv",
+            "--setenv", "PATH", DEFAULT_PATH,
+            "--setenv", "HOME", "/tmp",
+            "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "TMPDIR", "/tmp",
+            "--setenv", "USER", "grader",
+        ]  # fmt: skip
+
     def _bwrap_args(self, cmd: list[str], cwd: str, env: dict[str, str] | None) -> list[str]:
         assert self._bwrap is not None and self.rootfs is not None
         args = [self._bwrap, "--unshare-all"]
+        if self.grading is not None:
+            args += self._grading_args()
+            for key, value in (env or {}).items():
+                args += ["--setenv", key, value]
+            return [*self._rlimit_prefix, *args, "--chdir", cwd, "--", *cmd]
         if self.task.network:
             args += ["--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
         args += [
@@ -127,7 +170,7 @@ class BwrapSandbox(Sandbox):
         cwd: str = WORK_DIR,
         env: dict[str, str] | None = None,
     ) -> ExecResult:
-        if self.rootfs is None or self.destroyed:
+        if self.rootfs is None or self.destroyed or self.stopped:
             raise SandboxError("exec on a bwrap sandbox that is not running")
         if not cmd:
             raise SandboxError("exec needs a command")

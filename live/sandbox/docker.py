@@ -36,6 +36,7 @@ from agbench.task import Task
 
 from .base import (
     DEFAULT_PATH,
+    PRISTINE_DIR,
     SOLUTION_DIR,
     VERIFIER_DIR,
     WORK_DIR,
@@ -50,6 +51,10 @@ from .process_io import MAX_CAPTURE_BYTES
 
 T = TypeVar("T")
 TMPFS_SIZE_MB = 512
+GRADER_USER = "0:0"
+# What the grading container's root keeps: read any file of /work, hand the agent code's
+# private copy to uid 65534, switch to it, and kill it at its deadline.
+GRADER_CAPS = ("CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "SETUID", "SETGID", "KILL")
 HOST_GRACE_S = 5.0
 _daemon: DockerDaemon | None = None
 _daemon_lock = threading.Lock()
@@ -131,6 +136,44 @@ class DockerSandbox(Sandbox):
         if os.geteuid() == 0:
             self.host_owner = (SANDBOX_UID, SANDBOX_GID)
 
+    @property
+    def _exec_user(self) -> str:
+        return GRADER_USER if self.grading is not None else f"{SANDBOX_UID}:{SANDBOX_GID}"
+
+    def _container_config(self) -> dict[str, Any]:
+        """Mounts, user and privileges: the agent's container, or the grading twin's.
+
+        The grading container runs the verifier as root (not the agent's uid 1000) with only
+        the capabilities it needs to read every file of /work and to run the agent's code as
+        uid 65534 on a private copy (agbench_grading.run_agent_code): /work, /verifier and
+        /pristine are read-only binds, /tmp a fresh tmpfs, no network."""
+        if self.grading is None:
+            return {
+                "network_mode": "bridge" if self.task.network else "none",
+                "volumes": {
+                    str(self.work_dir_host.resolve()): {"bind": WORK_DIR, "mode": "rw"},
+                    str(self.verifier_dir_host.resolve()): {"bind": VERIFIER_DIR, "mode": "ro"},
+                    str(self.solution_dir_host.resolve()): {"bind": SOLUTION_DIR, "mode": "ro"},
+                },
+                "cap_drop": ["ALL"],
+                "user": f"{SANDBOX_UID}:{SANDBOX_GID}",
+                "environment": {"HOME": WORK_DIR, "LANG": "C.UTF-8", "TMPDIR": "/tmp"},
+                "hostname": "sandbox",
+            }
+        return {
+            "network_mode": "none",
+            "volumes": {
+                str(self.work_dir_host.resolve()): {"bind": WORK_DIR, "mode": "ro"},
+                str(self.grading.verifier_dir.resolve()): {"bind": VERIFIER_DIR, "mode": "ro"},
+                str(self.grading.pristine_dir.resolve()): {"bind": PRISTINE_DIR, "mode": "ro"},
+            },
+            "cap_drop": ["ALL"],
+            "cap_add": list(GRADER_CAPS),
+            "user": GRADER_USER,
+            "environment": {"HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"},
+            "hostname": "grader",
+        }
+
     def _rootfs_for_checks(self) -> Path | None:
         # The image is imported from this folder; without it, check by exec inside.
         return rootfs_dir() if rootfs_ready() else None
@@ -144,7 +187,7 @@ class DockerSandbox(Sandbox):
         daemon = shared_daemon(network=self.task.network)
         self._client = daemon.client()
         image = ensure_docker_image(self._client)
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and self.grading is None:
             chown_tree(self.work_dir_host, SANDBOX_UID, SANDBOX_GID)
         limits = self.task.limits
         mem = f"{limits.memory_mb}m"
@@ -156,24 +199,15 @@ class DockerSandbox(Sandbox):
                 name=name,
                 detach=True,
                 init=True,
-                network_mode="bridge" if self.task.network else "none",
                 read_only=True,
                 tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={TMPFS_SIZE_MB}m,mode=1777"},
-                volumes={
-                    str(self.work_dir_host.resolve()): {"bind": WORK_DIR, "mode": "rw"},
-                    str(self.verifier_dir_host.resolve()): {"bind": VERIFIER_DIR, "mode": "ro"},
-                    str(self.solution_dir_host.resolve()): {"bind": SOLUTION_DIR, "mode": "ro"},
-                },
                 mem_limit=mem,
                 memswap_limit=mem,
                 pids_limit=limits.pids,
                 nano_cpus=int(limits.cpus * 1e9),
-                cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
-                user=f"{SANDBOX_UID}:{SANDBOX_GID}",
                 working_dir=WORK_DIR,
-                hostname="sandbox",
-                environment={"HOME": WORK_DIR, "LANG": "C.UTF-8", "TMPDIR": "/tmp"},
+                **self._container_config(),
                 labels={"agbench": "sandbox", "agbench.task": self.task.id},
             )
         except docker.errors.DockerException as exc:
@@ -202,7 +236,7 @@ class DockerSandbox(Sandbox):
         cwd: str = WORK_DIR,
         env: dict[str, str] | None = None,
     ) -> ExecResult:
-        if self.container_id is None or self.destroyed:
+        if self.container_id is None or self.destroyed or self.stopped:
             raise SandboxError("exec on a docker sandbox that is not running")
         if not cmd:
             raise SandboxError("exec needs a command")
@@ -221,7 +255,7 @@ class DockerSandbox(Sandbox):
                 stdin=stdin is not None,
                 workdir=cwd,
                 environment=environment,
-                user=f"{SANDBOX_UID}:{SANDBOX_GID}",
+                user=self._exec_user,
             )
         except Exception as exc:
             raise SandboxError(f"docker exec failed: {exc}") from None

@@ -13,6 +13,7 @@ sessions, the harness) wait for one build instead of racing.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -46,8 +47,9 @@ BASE_PACKAGES = (
 )
 SANDBOX_UID = 1000
 SANDBOX_GID = 1000
+GRADER_UID = 1001  # the bubblewrap grading sandbox's uid: never the agent's
 # Mount points the backends bind over; they must exist in a read-only root.
-MOUNT_POINTS = ("work", "verifier", "solution", "tmp", "proc", "dev")
+MOUNT_POINTS = ("work", "verifier", "solution", "pristine", "tmp", "proc", "dev")
 _COMPLETE_MARKER = ".agbench-complete"
 
 
@@ -92,6 +94,7 @@ def ensure_rootfs(*, quiet: bool = True) -> Path:
     """The cached root filesystem, built on first use (about a minute; needs the mirror)."""
     target = rootfs_dir()
     if (target / _COMPLETE_MARKER).is_file():
+        _ensure_mount_points(target)
         return target
     lock = _locked(target.parent / f"{target.name}.lock")
     try:
@@ -130,6 +133,14 @@ def ensure_rootfs(*, quiet: bool = True) -> Path:
         return target
     finally:
         lock.close()
+
+
+def _ensure_mount_points(root: Path) -> None:
+    """Add mount points a newer backend needs to a root filesystem built before it did."""
+    for name in MOUNT_POINTS:
+        if not (root / name).is_dir():
+            with contextlib.suppress(OSError):
+                (root / name).mkdir()
 
 
 def _finish_rootfs(root: Path) -> None:

@@ -8,4 +8,4 @@ changes += [("M", p) for p in a & b if (old / p).read_bytes() != (new / p).read_
 changes.sort(key=lambda c: (c[1], c[0]))
 Path("changes.txt").write_text("".join(f"{c} {p}\n" for c, p in changes))
 n = {k: sum(1 for c, _ in changes if c == k) for k in "ADM"}
-print(f"added {n['A']}, deleted {n['D']}, modified {n['M']}")
+print(f"added={n['A']}\ndeleted={n['D']}\nmodified={n['M']}")

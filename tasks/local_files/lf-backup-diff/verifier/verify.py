@@ -1,28 +1,56 @@
-import json, re, sys
+"""Verifier for lf-backup-diff: changes.txt lists every A/D/M difference, sorted by path.
+
+Expected changes in expected.json (written by tasks/_build/gen_more.py); the modified files keep
+their size, so a size-only comparison misses them. Both folders must be left as they were
+(compared with the harness's pristine copy), and the counts are checked by label.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
+
+CHANGES = [
+    (str(c), str(p)) for c, p in json.loads((Path(__file__).resolve().parent / "expected.json").read_text())
+]
+COUNTS = {"added": "A", "deleted": "D", "modified": "M"}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def pristine_manifest(folder: str) -> dict[str, str]:
+    """rel path -> sha256 of every original file under `folder`, from the read-only pristine copy."""
+    root = pristine_path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise RuntimeError(f"no pristine copy of {folder}/")
+    return {
+        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+    }
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    check_files(unchanged=pristine_manifest("snapshot_2024-05-01") | pristine_manifest("current"))
+    got = []
+    for line in read_text("changes.txt").splitlines():
+        if line.strip():
+            parts = line.split(None, 1)
+            if len(parts) != 2:
+                raise Fail(f"changes.txt line {line[:80]!r} is not '<code> <path>'")
+            got.append((parts[0], parts[1].strip()))
+    if got != CHANGES:
+        raise Fail(f"changes.txt has {len(got)} lines; expected {len(CHANGES)} specific lines sorted by path")
+    spec = {key: Number() for key in COUNTS}
+    values = fields(answer(), spec)
+    for key, code in COUNTS.items():
+        want = sum(1 for c, _ in CHANGES if c == code)
+        if float(values[key]) != want:
+            raise Fail(f"{key}={values[key]}, expected {want}")
+    return "diff correct: " + ", ".join(
+        f"{k} {sum(1 for c, _ in CHANGES if c == v)}" for k, v in COUNTS.items()
+    )
 
 
-want = [tuple(c) for c in json.loads((HERE / "expected.json").read_text())]
-f = Path("changes.txt")
-got = [tuple(l.split(None, 1)) for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-got = [(c.strip(), p.strip()) for c, p in got] if all(len(g) == 2 for g in got) else []
-if got != want:
-    finish(False, f"changes.txt has {len(got)} lines, expected {len(want)}")
-counts = {k: sum(1 for c, _ in want if c == k) for k in "ADM"}
-nums = re.findall(r"\d+", ans)
-if any(str(v) not in nums for v in counts.values()):
-    finish(False, f"answer lacks the counts {counts}")
-finish(True, f"diff correct {counts}")
+main(check)

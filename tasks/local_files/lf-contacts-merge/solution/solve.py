@@ -26,4 +26,4 @@ for key, lines in merged.items():
     body = [("TEL;TYPE=CELL:" + key) if l.startswith("TEL") else l for l in lines]
     out.append("BEGIN:VCARD\nVERSION:3.0\n" + "\n".join(body) + "\nEND:VCARD\n")
 Path("merged.vcf").write_text("".join(out))
-print(len(merged))
+print(f"contacts={len(merged)}")

@@ -1,26 +1,62 @@
-import json, sys
+"""Verifier for lf-largest-downloads: the three largest files anywhere under downloads/.
+
+Expected sizes and paths in expected.json (written by tasks/_build/gen_more.py). The folder must
+be left as it was (compared with the harness's pristine copy): deleting the big file to "free
+the disk" is not what was asked.
+"""
+
+import hashlib
+import json
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, read_text
+
+TOP = [
+    (str(p), int(s)) for p, s in json.loads((Path(__file__).resolve().parent / "expected.json").read_text())
+]
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+class RelPath(Field):
+    """One relative path as written: quotes, backticks, './' and a leading 'downloads/' dropped."""
+
+    def parse(self, raw: str) -> str:
+        value = str(super().parse(raw)).strip("'\"")
+        if re.search(r"\s|[,;|]", value):
+            raise Fail(f"more than one candidate path in {raw.strip()!r}")
+        return re.sub(r"^(?:\./)?(?:downloads/)?", "", value)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def pristine_manifest(folder: str) -> dict[str, str]:
+    """rel path -> sha256 of every original file under `folder`, from the read-only pristine copy."""
+    root = pristine_path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise RuntimeError(f"no pristine copy of {folder}/")
+    return {
+        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+    }
 
 
-top = json.loads((HERE / "expected.json").read_text())
-f = Path("largest.txt")
-lines = [l.split(None, 1) for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-got = [(p.strip(), int(s)) for s, p in lines if s.isdigit()]
-if got != [tuple(t) for t in top]:
-    finish(False, f"largest.txt is {got}")
-if top[0][0].split("/")[-1] not in ans:
-    finish(False, "answer lacks the largest file")
-finish(True, "three largest files found")
+def check() -> str:
+    check_files(unchanged=pristine_manifest("downloads"))
+    got = []
+    for line in read_text("largest.txt").splitlines():
+        if not line.strip():
+            continue
+        m = re.fullmatch(r"\s*(\d+)\s+(.+?)\s*", line)
+        if not m:
+            raise Fail(f"largest.txt line {line[:80]!r} is not '<size> <path>'")
+        got.append((m.group(2), int(m.group(1))))
+    if got != TOP:
+        raise Fail(f"largest.txt lists {got[:5]}, expected {TOP}")
+    path = fields(answer(), {"largest": RelPath()})["largest"]
+    if path != TOP[0][0]:
+        raise Fail(f"largest file answered as {path!r}, expected {TOP[0][0]}")
+    return "three largest files found"
+
+
+main(check)

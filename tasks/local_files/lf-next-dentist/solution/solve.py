@@ -17,4 +17,4 @@ for block in Path("calendar.ics").read_text().split("BEGIN:VEVENT")[1:]:
     when = when.replace(tzinfo=timezone.utc if value.endswith("Z") else BERLIN_SUMMER).astimezone(BERLIN_SUMMER)
     if when > today and (best is None or when < best):
         best = when
-print(best.strftime("%Y-%m-%d %H:%M"))
+print(best.strftime("date=%Y-%m-%d\ntime=%H:%M"))

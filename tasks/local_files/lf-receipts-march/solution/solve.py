@@ -10,4 +10,4 @@ for p in sorted(Path("receipts").glob("*.txt")):
     total += int(euros) * 100 + int(cents)
 value = f"{total // 100}.{total % 100:02d}"
 Path("march_groceries.txt").write_text(value + "\n")
-print(value)
+print(f"total={value}")

@@ -1,24 +1,44 @@
-import json, sys
+"""Verifier for lf-receipts-march: March 2024 grocery spending on the VISA card ending 4417.
+
+Expected total in expected.json (written by tasks/_build/gen_local_files.py). Receipts paid
+with the other card, other months or other categories differ by at least 0.79 EUR, so the
+answer must match to the cent. The receipts must be left as they were (compared with the
+harness's pristine copy of the task's inputs).
+"""
+
+import hashlib
+import json
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
+
+TOTAL = json.loads((Path(__file__).resolve().parent / "expected.json").read_text())["total"]
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def pristine_manifest(folder: str) -> dict[str, str]:
+    """rel path -> sha256 of every original file under `folder`, from the read-only pristine copy."""
+    root = pristine_path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise RuntimeError(f"no pristine copy of {folder}/")
+    return {
+        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+    }
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    check_files(unchanged=pristine_manifest("receipts"))
+    written = read_text("march_groceries.txt").strip()
+    if not re.fullmatch(r"\d+\.\d{2}", written) or written != TOTAL:
+        raise Fail(f"march_groceries.txt has {written[:40]!r}, expected {TOTAL}")
+    got = fields(answer(), {"total": Number(tol_abs=0.005, units=("EUR",))})
+    if abs(float(got["total"]) - float(TOTAL)) > 0.005:
+        raise Fail(f"answered total {got['total']} is not {TOTAL}")
+    return f"total {TOTAL} EUR"
 
 
-want = json.loads((HERE / "expected.json").read_text())["total"]
-f = Path("march_groceries.txt")
-if not f.is_file() or f.read_text().strip().replace(",", ".") != want:
-    finish(False, "march_groceries.txt missing or wrong")
-if want not in ans.replace(",", "."):
-    finish(False, f"answer lacks {want}")
-finish(True, f"total {want}")
+main(check)

@@ -9,4 +9,4 @@ for p in sorted(Path("scans").glob("*.txt")):
     new = f"{y}-{m}-{d}_{typ}.txt"
     p.rename(p.with_name(new))
     names.append(new)
-print(min(names))
+print(f"oldest={min(names)}")

@@ -5,18 +5,29 @@ gives each of them with its count as ``<ip>=<count>`` lines (exactly three such 
 expected IPs and counts were computed when the logs were generated (expected.json).
 """
 
+import hashlib
 import json
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, fields, main, read_text
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
 
+INPUTS = ["logs/access.log", "logs/access.log.1", "logs/access.log.2.gz", "logs/access.log.3.gz"]
+
+
+def pristine_sha256(rels: list[str]) -> dict[str, str]:
+    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
+    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
+
+
+COUNT_UNITS = ("failures", "failed requests", "responses", "401s", "times", "x")
 IP_LINE = re.compile(r"^[\s*`>#-]*(\d{1,3}(?:\.\d{1,3}){3})[\s*`]*[=:]", re.MULTILINE)
 
 
 def check() -> str:
+    check_files(unchanged=pristine_sha256(INPUTS))
     top: list[tuple[str, int]] = [
         (ip, n) for ip, n in json.loads((Path(__file__).parent / "expected.json").read_text())
     ]
@@ -27,7 +38,7 @@ def check() -> str:
     named = IP_LINE.findall(text)
     if sorted(set(named)) != sorted(ip for ip, _ in top) or len(named) != len(top):
         raise Fail(f"answer gives `<ip>=<count>` lines for {named[:6]}, expected the three top IPs once each")
-    counts = fields(text, {ip: Number() for ip, _ in top})
+    counts = fields(text, {ip: Number(units=COUNT_UNITS) for ip, _ in top})
     for ip, n in top:
         if counts[ip] != n:
             raise Fail(f"answer gives {ip}={counts[ip]}, expected {n}")

@@ -5,15 +5,24 @@
 are held in expected.json (an edited generator in /work cannot move them).
 """
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, fields, main, read_text
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
+
+INPUTS = ["events/gen_events.py"]
+
+
+def pristine_sha256(rels: list[str]) -> dict[str, str]:
+    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
+    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
 def check() -> str:
+    check_files(unchanged=pristine_sha256(INPUTS))
     want: dict[str, int] = json.loads((Path(__file__).parent / "expected.json").read_text())
     lines = [line.strip() for line in read_text("user_stats.txt").splitlines() if line.strip()]
     expected_lines = [f"distinct_users={want['distinct_users']}", f"buyers={want['buyers']}"]

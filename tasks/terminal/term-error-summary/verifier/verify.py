@@ -5,15 +5,24 @@ name), with the counts computed when the logs were generated (expected.json); th
 the top service as ``service=<name>``.
 """
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Choice, Fail, answer, fields, main, read_text
+from agbench_grading import Choice, Fail, answer, check_files, fields, main, pristine_path, read_text
+
+INPUTS = [f"logs/{s}.log" for s in ("backup", "mail", "photos", "sync", "web")]
+
+
+def pristine_sha256(rels: list[str]) -> dict[str, str]:
+    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
+    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
 def check() -> str:
+    check_files(unchanged=pristine_sha256(INPUTS))
     want: dict[str, int] = json.loads((Path(__file__).parent / "expected.json").read_text())
     order = sorted(want.items(), key=lambda kv: (-kv[1], kv[0]))
     got = [tuple(line.split()) for line in read_text("errors.txt").splitlines() if line.strip()]

@@ -7,12 +7,21 @@ held below. The answer is the May invoice total as ``total=<EUR>`` (782.50, held
 smallest plausible mistake, one row's rounding or rate, moves it by far more than a cent).
 """
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, fields, main, pristine_path, run_agent_code
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, run_agent_code
+
+INPUTS = ["timetrack/tests/test_duration.py", "timetrack/timesheet_2024-05.csv"]
+
+
+def pristine_sha256(rels: list[str]) -> dict[str, str]:
+    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
+    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
+
 
 TESTS = ["timetrack/tests/test_duration.py"]
 MARK = "@@DURATION-GRADE@@"
@@ -60,6 +69,7 @@ def driver_result(stdout: bytes) -> list[object]:
 
 
 def check() -> str:
+    check_files(unchanged=pristine_sha256(INPUTS))
     originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
     tests = run_agent_code(
         ["sh", "-c", "cd timetrack && exec python3 -m unittest discover -s tests"],

@@ -17,6 +17,7 @@ from agbench_grading import Fail, Number, answer, check_files, fields, main, pri
 
 DATA = "data/amounts.txt"
 SCRIPT = "tools/find_pairs.py"
+BANK = "tools/bank.ini"
 TIMEOUT_S = 20.0  # the quadratic original needs hours on 200,000 amounts; a linear rewrite ~0.2 s
 
 
@@ -47,7 +48,13 @@ def hidden_cases() -> list[tuple[list[int], int]]:
 
 def check() -> str:
     original = pristine_path(DATA).read_bytes()
-    check_files(must_exist=[SCRIPT], unchanged={DATA: hashlib.sha256(original).hexdigest()})
+    check_files(
+        must_exist=[SCRIPT],
+        unchanged={
+            DATA: hashlib.sha256(original).hexdigest(),
+            BANK: hashlib.sha256(pristine_path(BANK).read_bytes()).hexdigest(),
+        },
+    )
     for k, (values, target) in enumerate(hidden_cases()):
         name = f"_grade/case{k}.txt"
         run = run_agent_code(

@@ -1,78 +1,164 @@
-"""``agbench tasks check``: every task must be solvable and must not be solved by doing nothing.
+"""``agbench tasks check``: every task solvable, not solved by doing nothing, not fooled.
 
-For each task, in fresh sandboxes on the chosen backend: the oracle (solution/solve.py) runs
-and the verifier must give success; then a null agent (no changes, empty answer) is graded and
-the verifier must give ``verification_failed``. A verifier that crashes on either is a miss
-too: it would turn agent attempts into ``failed_grader`` rows.
+For each task, in fresh sandboxes on the chosen backend and graded exactly as an attempt is
+(``verification.verify``: a fresh grading sandbox after the agent's is stopped): the oracle
+must succeed; the null agent (nothing done, empty answer) must be graded
+``verification_failed``; every adversarial case (the task's ``checks.toml`` plus the generic
+ones of ``taskcases.py``) must be graded ``verification_failed``; every paraphrased correct
+answer must succeed. A verifier that crashes (``failed_grader``) on any of them is a miss too:
+it would drop agent attempts from the valid-only score.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agbench.errors import AgbenchError
-from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
-from agbench.live.verification import OracleError, run_oracle, verify
+from agbench.live.sandbox import MissingRequiredProgram, Sandbox, SandboxError, create_sandbox
+from agbench.live.sandbox.base import WORK_DIR
+from agbench.live.taskcases import KINDS, Case, declared_cases, generic_cases, tree_digests
+from agbench.live.verification import OracleError, Verdict, run_oracle, verify
 from agbench.status import Status
 from agbench.task import Task
 
 
 @dataclass(frozen=True)
+class CaseResult:
+    kind: str
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
 class TaskCheck:
     task_id: str
-    oracle_ok: bool
-    null_ok: bool  # True when the null agent FAILS, as it must
-    detail: str
+    results: tuple[CaseResult, ...]
     wall_s: float = 0.0
+    error: str = ""  # the task could not be checked at all (e.g. a malformed checks.toml)
+
+    def of(self, kind: str) -> list[CaseResult]:
+        return [r for r in self.results if r.kind == kind]
+
+    @property
+    def oracle_ok(self) -> bool:
+        return any(r.ok for r in self.of("oracle"))
+
+    @property
+    def null_ok(self) -> bool:
+        """True when the null agent FAILS, as it must."""
+        return any(r.ok for r in self.of("null"))
+
+    @property
+    def misses(self) -> list[CaseResult]:
+        return [r for r in self.results if not r.ok]
 
     @property
     def ok(self) -> bool:
-        return self.oracle_ok and self.null_ok
+        return not self.error and self.oracle_ok and self.null_ok and not self.misses
+
+    @property
+    def detail(self) -> str:
+        parts = [f"{r.kind} '{r.name}': {r.detail}" for r in self.misses]
+        if self.error:
+            parts.insert(0, self.error)
+        counts = ", ".join(f"{k} {sum(r.ok for r in self.of(k))}/{len(self.of(k))}" for k in KINDS)
+        return "; ".join(parts) if parts else counts
 
 
-async def _oracle_attempt(task: Task, backend: str, attempt_dir: Path) -> tuple[bool, str]:
+def judge(case: Case, verdict: Verdict) -> CaseResult:
+    """Whether ``verdict`` is what ``case`` must get."""
+    if case.must_succeed:
+        ok = verdict.status == Status.SUCCESS
+    else:
+        ok = verdict.status == Status.VERIFICATION_FAILED
+    what = f"graded {verdict.status} ({verdict.reward:g}): {verdict.reason}"[:400]
+    return CaseResult(case.kind, case.name, ok, what)
+
+
+def _clear(root: Path) -> None:
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+async def _apply(sandbox: Sandbox, case: Case, oracle_state: Path | None) -> None:
+    """Bring a started sandbox's /work to the case's state, as an agent would have left it."""
+    if case.after_oracle and oracle_state is not None:
+        _clear(sandbox.work_dir_host)
+        await sandbox.copy_in(oracle_state, WORK_DIR)
+    for rel in case.delete:
+        res = await sandbox.exec(["rm", "-rf", "--", f"{WORK_DIR}/{rel}"], timeout_s=60, cwd="/")
+        if res.exit_code != 0:
+            raise SandboxError(f"could not delete {rel}: {res.stderr_text.strip()}")
+    for rel, data in case.write.items():
+        await sandbox.write_file(f"{WORK_DIR}/{rel}", data)
+
+
+async def _grade_case(
+    task: Task, backend: str, attempt_dir: Path, case: Case, oracle_state: Path | None, oracle_answer: str
+) -> CaseResult:
+    sandbox = create_sandbox(backend, task, attempt_dir)
+    try:
+        await sandbox.start()
+        await _apply(sandbox, case, oracle_state)
+        verdict = await verify(sandbox, task, oracle_answer if case.answer is None else case.answer)
+    except (SandboxError, OSError) as exc:
+        return CaseResult(case.kind, case.name, False, f"sandbox: {exc}")
+    finally:
+        await sandbox.destroy()
+        shutil.rmtree(attempt_dir, ignore_errors=True)
+    return judge(case, verdict)
+
+
+async def _oracle(task: Task, backend: str, attempt_dir: Path, state: Path) -> tuple[CaseResult, str | None]:
+    """Run and grade the oracle; keep its end state in ``state`` for the after-oracle cases."""
+    case = Case("oracle", "oracle")
     sandbox = create_sandbox(backend, task, attempt_dir)
     try:
         await sandbox.start()
         answer = await run_oracle(sandbox, task)
         verdict = await verify(sandbox, task, answer)
+        shutil.copytree(sandbox.work_dir_host, state, symlinks=True)
     except (OracleError, MissingRequiredProgram) as exc:
-        return False, str(exc)
-    except SandboxError as exc:
-        return False, f"sandbox: {exc}"
+        return CaseResult("oracle", "oracle", False, str(exc)), None
+    except (SandboxError, OSError) as exc:
+        return CaseResult("oracle", "oracle", False, f"sandbox: {exc}"), None
     finally:
         await sandbox.destroy()
-    if verdict.success:
-        return True, "oracle passes"
-    return False, f"oracle graded {verdict.status} ({verdict.reward:g}): {verdict.reason}"
-
-
-async def _null_attempt(task: Task, backend: str, attempt_dir: Path) -> tuple[bool, str]:
-    sandbox = create_sandbox(backend, task, attempt_dir)
-    try:
-        await sandbox.start()
-        verdict = await verify(sandbox, task, "")
-    except SandboxError as exc:
-        return False, f"sandbox: {exc}"
-    finally:
-        await sandbox.destroy()
-    if verdict.status == Status.VERIFICATION_FAILED:
-        return True, "null agent fails"
-    if verdict.success:
-        return False, "null agent passes (the verifier accepts an untouched environment)"
-    return False, f"null agent graded {verdict.status}: {verdict.reason}"
+        shutil.rmtree(attempt_dir, ignore_errors=True)
+    return judge(case, verdict), answer
 
 
 async def check_task(task: Task, backend: str, work_root: Path) -> TaskCheck:
     t0 = time.monotonic()
-    oracle_ok, oracle_detail = await _oracle_attempt(task, backend, work_root / f"{task.id}-oracle")
-    null_ok, null_detail = await _null_attempt(task, backend, work_root / f"{task.id}-null")
-    return TaskCheck(task.id, oracle_ok, null_ok, f"{oracle_detail}; {null_detail}", time.monotonic() - t0)
+    try:
+        declared = declared_cases(task)
+    except AgbenchError as exc:
+        return TaskCheck(task.id, (), time.monotonic() - t0, str(exc))
+    state = work_root / f"{task.id}-oracle-state"
+    oracle, answer = await _oracle(task, backend, work_root / f"{task.id}-oracle", state)
+    results = [oracle]
+    cases = [Case("null", "null agent", False, {}, (), "")]
+    if answer is not None:
+        cases += generic_cases(task, tree_digests(task.environment_dir), tree_digests(state)) + declared
+    for i, case in enumerate(cases):
+        if case.after_oracle and answer is None:
+            continue
+        attempt_dir = work_root / f"{task.id}-case{i}"
+        results.append(await _grade_case(task, backend, attempt_dir, case, state, answer or ""))
+    with contextlib.suppress(OSError):
+        shutil.rmtree(state)
+    return TaskCheck(task.id, tuple(results), time.monotonic() - t0)
 
 
 async def check_tasks_async(tasks: list[Task], backend: str, *, progress: bool = True) -> list[TaskCheck]:
@@ -92,7 +178,7 @@ async def check_tasks_async(tasks: list[Task], backend: str, *, progress: bool =
 
 
 def check_tasks(tasks: list[Task], backend: str, *, progress: bool = True) -> list[TaskCheck]:
-    """Oracle must pass and the null agent must fail, for every task, on ``backend``."""
+    """Oracle, null, adversarial and paraphrase cases for every task, on ``backend``."""
     if backend not in ("docker", "bwrap"):
         raise AgbenchError(f"unknown sandbox backend {backend!r} (choose from docker, bwrap)")
     if not tasks:
@@ -106,11 +192,31 @@ def check_tasks(tasks: list[Task], backend: str, *, progress: bool = True) -> li
             stop_shared_daemon()
 
 
+@dataclass
+class Counts:
+    passed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    total: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+
+
+def counts(checks: list[TaskCheck]) -> Counts:
+    """Per kind: cases graded as they must be, and cases run (oracle and null: one per task)."""
+    out = Counts()
+    for check in checks:
+        for kind in KINDS:
+            rows = check.of(kind)
+            total = len(rows) if kind not in ("oracle", "null") else 1
+            out.total[kind] += total
+            out.passed[kind] += min(sum(r.ok for r in rows), total)
+    return out
+
+
 def summary_line(checks: list[TaskCheck]) -> str:
-    misses = [c.task_id for c in checks if not c.ok]
+    c = counts(checks)
+    figures = ", ".join(f"{k} {c.passed[k]}/{c.total[k]}" for k in KINDS)
+    misses = [ch.task_id for ch in checks if not ch.ok]
     if not misses:
-        return f"all {len(checks)} tasks pass: oracle succeeds, null agent fails"
-    return f"{len(misses)} of {len(checks)} tasks miss: {', '.join(misses)}"
+        return f"all {len(checks)} tasks pass: {figures}"
+    return f"{len(misses)} of {len(checks)} tasks miss ({', '.join(misses)}): {figures}"
 
 
 def exit_code(checks: list[TaskCheck]) -> int:

@@ -352,7 +352,10 @@ class Sandbox(abc.ABC):
         if target is not None:
             copy_tree(host_dir, target)
             return
-        loc = self._host_path(sandbox_dir)
+        if sandbox_dir.rstrip("/") == WORK_DIR:
+            loc: tuple[Path, PurePosixPath] | None = (self.work_dir_host, PurePosixPath())
+        else:
+            loc = self._host_path(sandbox_dir)
         if loc is not None and not any(
             (loc[0].joinpath(*loc[1].parts[: i + 1])).is_symlink() for i in range(len(loc[1].parts))
         ):

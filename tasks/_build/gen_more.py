@@ -459,6 +459,16 @@ def rr_intervals() -> None:
         rows.append(f"{t},{rr}")
     d = task_dir("scientific/sci-hrv-rmssd")
     (d / "environment" / "rr_export.csv").write_text("\n".join(rows) + "\n")
+    # the expected values, computed the way the instruction defines them
+    rr = [int(r.split(",")[1]) for r in rows[3:]]
+    ok = [300 <= x <= 2000 for x in rr]
+    diffs = [rr[i + 1] - rr[i] for i in range(len(rr) - 1) if ok[i] and ok[i + 1]]
+    valid = [x for x, o in zip(rr, ok) if o]
+    expected("scientific/sci-hrv-rmssd", {
+        "artifacts": ok.count(False),
+        "rmssd_ms": (sum(x * x for x in diffs) / len(diffs)) ** 0.5,
+        "mean_hr_bpm": 60000 / (sum(valid) / len(valid)),
+    })
 
 
 @generator

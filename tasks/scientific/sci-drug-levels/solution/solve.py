@@ -16,4 +16,4 @@ def conc(t):
 tmax = max((ti for ti, _ in doses if ti <= 48), key=conc)
 result = {"c36_mg_l": conc(36), "cmax_mg_l": conc(tmax), "cmax_time_h": tmax}
 Path("levels.json").write_text(json.dumps(result) + "\n")
-print(f"C(36 h) = {result['c36_mg_l']:.3f} mg/L; Cmax = {result['cmax_mg_l']:.3f} mg/L at {tmax:g} h")
+print(f"c36={result['c36_mg_l']:.3f}\ncmax={result['cmax_mg_l']:.3f}\ncmax_time={tmax:g}")

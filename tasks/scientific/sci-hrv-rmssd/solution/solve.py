@@ -9,4 +9,4 @@ rmssd = math.sqrt(sum(d * d for d in diffs) / len(diffs))
 valid = [x for x, o in zip(rr, ok) if o]
 hr = 60000 / (sum(valid) / len(valid))
 Path("hrv.json").write_text(json.dumps({"artifacts": ok.count(False), "rmssd_ms": rmssd, "mean_hr_bpm": hr}) + "\n")
-print(f"RMSSD {rmssd:.1f} ms, mean HR {hr:.1f} bpm")
+print(f"rmssd={rmssd:.2f}\nmean_hr={hr:.2f}")

@@ -20,4 +20,4 @@ for parts in records:
         counts[k if k < r else r] += 1
 kmer, count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 Path("top_kmer.txt").write_text(f"{kmer} {count}\n")
-print(f"{kmer} {count}")
+print(f"kmer={kmer}\ncount={count}")

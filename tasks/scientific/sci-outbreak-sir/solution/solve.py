@@ -24,4 +24,4 @@ for n in range(steps):
         peak = ((n + 1) * h, y[1])
 out = {"peak_day": peak[0], "peak_infected": peak[1], "recovered_at_horizon": y[2]}
 Path("sir.json").write_text(json.dumps(out) + "\n")
-print(f"peak on day {peak[0]:.1f} with {peak[1]:.1f} infected; recovered at day {p['horizon_days']}: {y[2]:.1f}")
+print(f"peak_day={peak[0]:.1f}\npeak_infected={peak[1]:.1f}\nrecovered={y[2]:.1f}")

@@ -9,4 +9,4 @@ mx, my = sum(xs) / n, sum(ys) / n
 slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 intercept = my - slope * mx
 Path("calibration.json").write_text(json.dumps({"slope": slope, "intercept": intercept}) + "\n")
-print(f"{slope * 700 + intercept:.2f}")
+print(f"temperature={slope * 700 + intercept:.2f}")

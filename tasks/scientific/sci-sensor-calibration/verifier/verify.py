@@ -1,35 +1,45 @@
-import json, re, sys
+"""Grade sci-sensor-calibration.
+
+``calibration.json`` must hold the ordinary least-squares fit of reference °C on raw counts
+over the 40 calibration points (slope and intercept computed from the original CSV and written
+here); fitting counts on °C and inverting, or a two-point line, gives a visibly different
+slope. The answer is ``temperature=<°C>`` for a raw reading of 700 (21.5387 °C, two decimals
+asked: a two-point line gives 21.56). The CSV must be left as it was.
+"""
+
+import hashlib
+import json
+import math
+import sys
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+
+CSV = "calibration_run.csv"
+SLOPE = 0.048212431552474753
+INTERCEPT = -12.21001070594108
+AT_700 = SLOPE * 700 + INTERCEPT  # 21.5387
+SPEC = {"temperature": Number(tol_abs=0.005, units=("°C", "ºC", "C", "degC", "degrees Celsius", "celsius"))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def number(data: object, key: str) -> float:
+    value = data.get(key) if isinstance(data, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise Fail(f"calibration.json has no number {key!r}")
+    return float(value)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    check_files(unchanged={CSV: hashlib.sha256(pristine_path(CSV).read_bytes()).hexdigest()})
+    try:
+        data = json.loads(read_text("calibration.json"))
+    except json.JSONDecodeError:
+        raise Fail("calibration.json is not valid JSON") from None
+    slope, intercept = number(data, "slope"), number(data, "intercept")
+    if abs(slope - SLOPE) > 1e-6 * abs(SLOPE) or abs(intercept - INTERCEPT) > 1e-4:
+        raise Fail(f"calibration.json is slope={slope}, intercept={intercept}; not the least-squares fit")
+    return expect(fields(answer(), SPEC), {"temperature": AT_700}, SPEC)
 
 
-rows = [l.split(",") for l in Path("calibration_run.csv").read_text().splitlines()[2:] if l.strip()]
-xs = [float(r[0]) for r in rows]
-ys = [float(r[1]) for r in rows]
-n = len(xs)
-mx, my = sum(xs) / n, sum(ys) / n
-slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-intercept = my - slope * mx
-try:
-    cal = json.loads(Path("calibration.json").read_text())
-    ok = abs(float(cal["slope"]) - slope) <= 1e-6 * max(1, abs(slope)) + 1e-7 and abs(float(cal["intercept"]) - intercept) <= 1e-4
-except Exception:
-    ok = False
-if not ok:
-    finish(False, "calibration.json missing or not the least-squares fit")
-want = slope * 700 + intercept
-nums = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", ans)]
-if not any(abs(v - want) <= 0.011 for v in nums):
-    finish(False, f"answer lacks {want:.2f}")
-finish(True, f"fit ok, 700 counts = {want:.2f} C")
+main(check)

@@ -65,7 +65,7 @@ def check() -> str:
             raise Fail(f"{name} in the archive differs from notes/")
     n = fields(answer(), {"files": Number()})["files"]
     if n != len(ARCHIVED):
-        raise Fail(f"answer says files={n}, the archive holds {len(ARCHIVED)}")
+        raise Fail(f"answer says files={n:g}, the archive holds {len(ARCHIVED)}")
     return f"backup archive correct, notes/ untouched, files={len(ARCHIVED)}"
 
 

@@ -41,7 +41,7 @@ def check() -> str:
     counts = fields(text, {ip: Number(units=COUNT_UNITS) for ip, _ in top})
     for ip, n in top:
         if counts[ip] != n:
-            raise Fail(f"answer gives {ip}={counts[ip]}, expected {n}")
+            raise Fail(f"answer gives {ip}={counts[ip]:g}, expected {n}")
     return "top 401 clients found: " + ", ".join(f"{ip}={n}" for ip, n in top)
 
 

@@ -36,7 +36,7 @@ def check() -> str:
         raise Fail(f"contacts.csv has {len(rows) - 1} rows; first wrong row {wrong}")
     n = fields(answer(), {"no_email": Number()})["no_email"]
     if n != NO_EMAIL:
-        raise Fail(f"answer says no_email={n}, expected {NO_EMAIL}")
+        raise Fail(f"answer says no_email={n:g}, expected {NO_EMAIL}")
     return "contacts converted; one contact without e-mail"
 
 

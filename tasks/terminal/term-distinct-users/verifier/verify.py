@@ -31,7 +31,7 @@ def check() -> str:
     got = fields(answer(), {"distinct_users": Number(), "buyers": Number()})
     for key in ("distinct_users", "buyers"):
         if got[key] != want[key]:
-            raise Fail(f"answer says {key}={got[key]}, expected {want[key]}")
+            raise Fail(f"answer says {key}={got[key]:g}, expected {want[key]}")
     return f"distinct_users={want['distinct_users']}, buyers={want['buyers']}"
 
 

@@ -97,7 +97,7 @@ def check() -> str:
         raise Fail(f"parse_duration wrong for {len(wrong)} hidden inputs, e.g. {wrong[:4]}")
     total = fields(answer(), {"total": Number(tol_abs=0.005, units=("EUR", "€", "euro", "euros"))})["total"]
     if not Number(tol_abs=0.005).matches(total, INVOICE_EUR):
-        raise Fail(f"answer says total={total}, expected {INVOICE_EUR:.2f} EUR")
+        raise Fail(f"answer says total={total:g}, expected {INVOICE_EUR:.2f} EUR")
     return f"parse_duration correct on {len(inputs)} hidden inputs; May invoice {INVOICE_EUR:.2f} EUR"
 
 

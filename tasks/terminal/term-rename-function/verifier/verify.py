@@ -100,7 +100,7 @@ def check() -> str:
             raise Fail(f"hidden check {key!r} failed: {str(got.get(key, got.get('error')))[:160]}")
     n = fields(answer(), {"files_changed": Number()})["files_changed"]
     if n != CHANGED:
-        raise Fail(f"answer says files_changed={n}, expected {CHANGED}")
+        raise Fail(f"answer says files_changed={n:g}, expected {CHANGED}")
     return "get_exif_date renamed to read_capture_date everywhere, alias kept, tests pass"
 
 

@@ -70,7 +70,7 @@ def check() -> str:
     want_local = reference([int(x) for x in original.split()], 1_000_000)
     n = fields(answer(), {"pairs": Number()})["pairs"]
     if n != want_local:
-        raise Fail(f"answer says pairs={n}, expected {want_local}")
+        raise Fail(f"answer says pairs={n:g}, expected {want_local}")
     return f"fast and correct on 6 hidden cases; pairs={want_local}"
 
 

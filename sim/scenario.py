@@ -93,19 +93,26 @@ def resolve_scenario_path(name_or_path: str | Path) -> Path:
     )
 
 
-def _read_with_includes(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+def _read_with_includes(path: Path, seen: tuple[Path, ...] = (), missing_ok: bool = False) -> dict[str, Any]:
     if path.resolve() in seen:
         raise AgbenchError(f"{path}: include cycle")
     data = load_toml(path)
     merged: dict[str, Any] = {}
     for inc in data.get("scenario", {}).get("include", []):
-        merged = deep_merge(merged, _read_with_includes(path.parent / inc, (*seen, path.resolve())))
+        if missing_ok and not (path.parent / inc).is_file():
+            continue
+        merged = deep_merge(
+            merged, _read_with_includes(path.parent / inc, (*seen, path.resolve()), missing_ok)
+        )
     return dict(deep_merge(merged, data))
 
 
-def load_scenario(name_or_path: str | Path) -> Scenario:
+def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) -> Scenario:
+    """Read a scenario. ``missing_generated_ok``: included files and the workload params file
+    that do not exist yet (what a fit generates) are skipped instead of being an error; only
+    the fit that generates them asks for this."""
     path = resolve_scenario_path(name_or_path)
-    data = _read_with_includes(path)
+    data = _read_with_includes(path, missing_ok=missing_generated_ok)
     where = str(path)
     meta = data.get("scenario", {})
     known = {"name", "description", "include", "archs", "concurrency", "seed", "limit"}
@@ -129,7 +136,9 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
         raise AgbenchError(f"{where}: [workload].kind must be 'synthetic' or 'replay', got {kind!r}")
     params: dict[str, Any] = {}
     if "params" in wl:
-        params = load_toml(path.parent / str(wl.pop("params")))
+        params_path = path.parent / str(wl.pop("params"))
+        if not (missing_generated_ok and not params_path.is_file()):
+            params = load_toml(params_path)
     params = deep_merge(params, wl.pop("synthetic", {}))
     trajectories = wl.pop("trajectories", None)
     if wl:

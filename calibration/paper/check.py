@@ -10,11 +10,11 @@ figures are printed for information only.
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
+
+import click
 
 from agbench.calibration.paper.targets import ARCHS, DEVICES, TARGETS, Target
 from agbench.calibration.validation import records_to_tables
@@ -160,27 +160,33 @@ def table(rows: list[CheckRow]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m agbench.calibration.paper.check", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+@click.command(help=__doc__.split("\n")[0])
+@click.option("--seed", type=int, default=0, show_default=True, help="Simulator seed.")
+def cli(seed: int) -> None:
     try:
-        rows = reproduction(args.seed)
+        rows = reproduction(seed)
     except AgbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(table(rows))
+        raise click.ClickException(str(exc)) from None
+    click.echo(table(rows))
     missed = failed(rows)
     bounded = [r for r in rows if r.within is not None]
-    print(f"\n{len(bounded) - len(missed)}/{len(bounded)} bounded figures within their bounds")
+    click.echo(f"\n{len(bounded) - len(missed)}/{len(bounded)} bounded figures within their bounds")
     for r in missed:
-        print(f"MISSED: {r.target.label}: paper {r.target.value:g}, simulated {r.simulated}", file=sys.stderr)
-    return 1 if missed else 0
+        click.echo(f"MISSED: {r.target.label}: paper {r.target.value:g}, simulated {r.simulated}", err=True)
+    if missed:
+        raise SystemExit(1)
 
 
-__all__ = ["CheckRow", "c1_summaries", "failed", "figure_of", "judge", "main", "reproduction", "table"]
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line (``argv`` None: ``sys.argv``); returns the exit status."""
+    try:
+        cli.main(args=argv, prog_name="python -m agbench.calibration.paper.check")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
+__all__ = ["CheckRow", "c1_summaries", "cli", "failed", "figure_of", "judge", "main", "reproduction", "table"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -9,13 +9,12 @@ C = 2, 4, 8 are the predictions.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import click
 import pandas as pd
 
 from agbench.calibration.paper.targets import ARCHS, DEVICES
@@ -140,18 +139,19 @@ def statement(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m agbench.calibration.paper.predict", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--out", type=Path, default=None, help="keep the run directories under DIR")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+@click.command(help=__doc__.split("\n")[0])
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the run directories under DIR.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Simulator seed.")
+def cli(out: Path | None, seed: int) -> None:
     try:
-        frame = predict(args.out, seed=args.seed)
+        frame = predict(out, seed=seed)
     except AgbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        raise click.ClickException(str(exc)) from None
     cols = [
         "device",
         "arch",
@@ -166,11 +166,19 @@ def main(argv: list[str] | None = None) -> int:
         "local_model_min",
     ]
     with pd.option_context("display.width", 200, "display.max_rows", 100):
-        print(frame[cols].round(2).to_string(index=False))
+        click.echo(frame[cols].round(2).to_string(index=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line (``argv`` None: ``sys.argv``); returns the exit status."""
+    try:
+        cli.main(args=argv, prog_name="python -m agbench.calibration.paper.predict")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
     return 0
 
 
-__all__ = ["CONCURRENCY", "FAILURES", "main", "predict", "row_of", "statement"]
+__all__ = ["CONCURRENCY", "FAILURES", "cli", "main", "predict", "row_of", "statement"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -12,4 +12,4 @@ for p in sorted(cam.glob("*.jpg")):
         moved += 1
     else:
         seen.add(digest)
-print(moved)
+print(f"moved={moved}")

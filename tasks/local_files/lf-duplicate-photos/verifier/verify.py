@@ -1,31 +1,48 @@
-import json, re, sys
+"""Verifier for lf-duplicate-photos: every byte-identical copy moved to camera/duplicates/.
+
+The names to move are in expected.json (written by tasks/_build/gen_local_files.py): in each
+group of identical files the smallest name stays. Every photo's bytes are compared with the
+harness's pristine copy, so an emptied, altered or deleted photo fails, and nothing but the
+duplicates may leave camera/.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path
+
+DUPES = sorted(json.loads((Path(__file__).resolve().parent / "expected.json").read_text()))
+ALBUMS = {"albums.txt": "bbf4f2c4551c5bca4c8ac4c347bc55a7d5ec68269083f6d30e39290038d1c31a"}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def listing(rel: str) -> list[str]:
+    folder = Path(rel)
+    if folder.is_symlink() or not folder.is_dir():
+        raise Fail(f"{rel}/ is missing")
+    return sorted(p.name for p in folder.iterdir())
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    originals = sorted(p.name for p in pristine_path("camera").iterdir() if p.is_file())
+    if len(originals) != 160:
+        raise RuntimeError("no pristine copy of camera/")
+    digest = {n: hashlib.sha256(pristine_path(f"camera/{n}").read_bytes()).hexdigest() for n in originals}
+    kept = [n for n in originals if n not in DUPES]
+    if listing("camera") != sorted([*kept, "duplicates"]):
+        raise Fail("camera/ should hold exactly the kept photos and duplicates/")
+    if listing("camera/duplicates") != DUPES:
+        raise Fail(f"camera/duplicates/ should hold exactly the {len(DUPES)} later copies")
+    unchanged = {f"camera/{n}": digest[n] for n in kept} | {
+        f"camera/duplicates/{n}": digest[n] for n in DUPES
+    }
+    check_files(unchanged=unchanged | ALBUMS)
+    moved = fields(answer(), {"moved": Number(units=("files", "photos", "duplicates"))})["moved"]
+    if moved != len(DUPES):
+        raise Fail(f"moved={moved}, expected {len(DUPES)}")
+    return f"{len(DUPES)} duplicates moved"
 
 
-dupes = json.loads((HERE / "expected.json").read_text())
-cam = Path("camera")
-moved = sorted(p.name for p in (cam / "duplicates").glob("*")) if (cam / "duplicates").is_dir() else []
-if moved != dupes:
-    finish(False, f"camera/duplicates has {len(moved)} files, expected {len(dupes)} specific ones")
-kept = sorted(p.name for p in cam.glob("*.jpg"))
-if len(kept) + len(moved) != 160 or set(kept) & set(moved):
-    finish(False, f"camera/ keeps {len(kept)} photos; expected {160 - len(dupes)}")
-if len({p.read_bytes() for p in cam.glob('*.jpg')}) != len(kept):
-    finish(False, "duplicates remain in camera/")
-nums = re.findall(r"\d+", ans)
-if str(len(dupes)) not in nums:
-    finish(False, f"answer does not state {len(dupes)} moved files")
-finish(True, f"{len(dupes)} duplicates moved")
+main(check)

@@ -21,4 +21,4 @@ for mid in msgs:
 top_root, members = max(threads.items(), key=lambda kv: len(kv[1]))
 members.sort(key=lambda mid: msgs[mid][3])
 Path("thread.txt").write_text("".join(msgs[m][0] + "\n" for m in members))
-print(f"{msgs[top_root][2]} ({len(members)} messages)")
+print(f"subject={msgs[top_root][2]}\nmessages={len(members)}")

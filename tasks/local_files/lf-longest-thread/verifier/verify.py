@@ -1,25 +1,48 @@
-import json, re, sys
+"""Verifier for lf-longest-thread: the longest thread by reply headers, in date order.
+
+Expected file names in expected.json (written by tasks/_build/gen_more.py). Grouping by
+subject instead gives the 8 "Hello" messages (two separate threads) or splits the garage-sale
+thread, whose later replies changed the subject; the answer must name the root's subject
+"Garage sale on Saturday" and 7 messages. The mail folder must be left as it was.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, Text, answer, check_files, fields, main, pristine_path, read_text
+
+THREAD = [str(n) for n in json.loads((Path(__file__).resolve().parent / "expected.json").read_text())]
+SUBJECT = "Garage sale on Saturday"
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def pristine_manifest(folder: str) -> dict[str, str]:
+    """rel path -> sha256 of every original file under `folder`, from the read-only pristine copy."""
+    root = pristine_path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise RuntimeError(f"no pristine copy of {folder}/")
+    return {
+        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+    }
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    check_files(unchanged=pristine_manifest("mail"))
+    listed = [line.strip() for line in read_text("thread.txt").splitlines() if line.strip()]
+    listed = [name.removeprefix("mail/") for name in listed]
+    if listed != THREAD:
+        raise Fail(f"thread.txt lists {listed[:10]}, expected the {len(THREAD)} garage-sale messages by date")
+    spec = {"subject": Text(), "messages": Number(units=("messages", "mails", "emails"))}
+    got = fields(answer(), spec)
+    if not spec["subject"].matches(got["subject"], SUBJECT):
+        raise Fail(f"subject {got['subject']!r} is not the thread root's {SUBJECT!r}")
+    if got["messages"] != len(THREAD):
+        raise Fail(f"messages={got['messages']}, expected {len(THREAD)}")
+    return "longest thread reconstructed"
 
 
-want = json.loads((HERE / "expected.json").read_text())
-f = Path("thread.txt")
-got = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if got != want:
-    finish(False, f"thread.txt lists {got[:10]}")
-if "garage sale on saturday" not in ans.lower() or str(len(want)) not in re.findall(r"\d+", ans):
-    finish(False, "answer lacks the root subject and count")
-finish(True, "longest thread reconstructed")
+main(check)

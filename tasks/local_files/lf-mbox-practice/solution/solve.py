@@ -10,4 +10,4 @@ for msg in mailbox.mbox("mail.mbox"):
             found.append((when, msg["Subject"]))
 found.sort()
 Path("practice_2024.txt").write_text("".join(s + "\n" for _, s in found))
-print(len(found))
+print(f"messages={len(found)}")

@@ -20,4 +20,4 @@ for p in sorted(roll.iterdir()):
         if f.exists():
             f.rename(dest / f.name)
             moved_2023 += y == "2023"
-print(moved_2023)
+print(f"files_2023={moved_2023}")

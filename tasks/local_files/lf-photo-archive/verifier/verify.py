@@ -1,31 +1,55 @@
-import json, re, sys
+"""Verifier for lf-photo-archive: every picture and sidecar moved to archive/<YYYY>/<MM>/.
+
+The destination of each file is in expected.json (written by tasks/_build/gen_more.py). Each
+archived file's bytes are compared with the harness's pristine copy of camera_roll/, so emptied
+or altered files fail; camera_roll/ must be empty (or gone) and archive/ hold nothing else.
+"""
+
+import hashlib
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path
+
+PLAN = {
+    str(k): str(v)
+    for k, v in json.loads((Path(__file__).resolve().parent / "expected.json").read_text()).items()
+}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def files_under(rel: str) -> list[str]:
+    root = Path(rel)
+    if root.is_symlink():
+        raise Fail(f"{rel} is a link")
+    if not root.exists():
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir() or p.is_symlink())
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    left = files_under("camera_roll")
+    if left:
+        raise Fail(f"{len(left)} files left in camera_roll/, e.g. {left[0]!r}")
+    archived = files_under("archive")
+    want = sorted(f"{folder}/{name}" for name, folder in PLAN.items())
+    if archived != want:
+        missing = sorted(set(want) - set(archived))[:3]
+        extra = sorted(set(archived) - set(want))[:3]
+        raise Fail(
+            f"archive/ holds {len(archived)} files, expected {len(want)}; missing {missing}, unexpected {extra}"
+        )
+    original = {}
+    for name in PLAN:
+        source = pristine_path(f"camera_roll/{name}")
+        original[name] = hashlib.sha256(source.read_bytes()).hexdigest()
+    check_files(unchanged={f"archive/{folder}/{name}": original[name] for name, folder in PLAN.items()})
+    n2023 = sum(1 for folder in PLAN.values() if folder.startswith("2023/"))
+    got = fields(answer(), {"files_2023": Number(units=("files",))})["files_2023"]
+    if got != n2023:
+        raise Fail(f"files_2023={got}, expected {n2023} (pictures and sidecars)")
+    return "camera roll archived by date"
 
 
-plan = json.loads((HERE / "expected.json").read_text())
-left = [p for p in Path("camera_roll").rglob("*") if p.is_file()] if Path("camera_roll").exists() else []
-if left:
-    finish(False, f"{len(left)} files left in camera_roll/")
-for name, folder in plan.items():
-    if not (Path("archive") / folder / name).is_file():
-        finish(False, f"{name} not in archive/{folder}/")
-total = sum(1 for p in Path("archive").rglob("*") if p.is_file())
-if total != len(plan):
-    finish(False, f"archive holds {total} files, expected {len(plan)}")
-n2023 = sum(1 for f in plan.values() if f.startswith("2023/"))
-if str(n2023) not in re.findall(r"\d+", ans):
-    finish(False, f"answer lacks {n2023}")
-finish(True, "camera roll archived by date")
+main(check)

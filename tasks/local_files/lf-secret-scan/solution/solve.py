@@ -22,4 +22,4 @@ for p in sorted(root.rglob("*")):
         hits.append(p.relative_to(root).as_posix())
 hits.sort()
 Path("secrets_report.txt").write_text("".join(h + "\n" for h in hits))
-print(len(hits))
+print(f"files={len(hits)}")

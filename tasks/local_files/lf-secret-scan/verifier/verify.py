@@ -1,37 +1,34 @@
-import hashlib, json, re, sys
+"""Verifier for lf-secret-scan: each secret replaced by REDACTED, every other byte unchanged.
+
+expected.json (written by tasks/_build/gen_local_files.py) holds the sha256 of every project
+file after a correct redaction, the secrets and the sorted list of affected files. A redaction
+that removes the surrounding text, misses a secret or touches another file fails.
+"""
+
+import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, fields, main, read_bytes, read_text
+
+EXPECTED = json.loads((Path(__file__).resolve().parent / "expected.json").read_text())
+README = {"projects/README.txt": "b75cdb2aefc63c342093663cde3409bef061cf1c625bc6c409089600c4b57f0a"}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    for rel in EXPECTED["leaked"]:
+        data = read_bytes(f"projects/{rel}")
+        if any(secret.encode() in data for secret in EXPECTED["secrets"]):
+            raise Fail(f"a secret is left in {rel}")
+    check_files(unchanged={f"projects/{rel}": d for rel, d in EXPECTED["redacted_sha256"].items()} | README)
+    listed = [line.strip() for line in read_text("secrets_report.txt").splitlines() if line.strip()]
+    if listed != EXPECTED["leaked"]:
+        raise Fail(f"secrets_report.txt lists {len(listed)} paths, expected {len(EXPECTED['leaked'])} sorted")
+    got = fields(answer(), {"files": Number(units=("files",))})["files"]
+    if got != len(EXPECTED["leaked"]):
+        raise Fail(f"files={got}, expected {len(EXPECTED['leaked'])}")
+    return "all secrets redacted and reported"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-exp = json.loads((HERE / "expected.json").read_text())
-root = Path("projects")
-for rel, digest in exp["redacted_sha256"].items():
-    p = root / rel
-    if not p.is_file():
-        finish(False, f"{rel} missing")
-    text = p.read_bytes()
-    if any(s.encode() in text for s in exp["secrets"]):
-        finish(False, f"secret left in {rel}")
-    if hashlib.sha256(text).hexdigest() != digest:
-        finish(False, f"{rel} changed beyond the redaction")
-report = Path("secrets_report.txt")
-if not report.is_file():
-    finish(False, "secrets_report.txt missing")
-listed = [l.strip() for l in report.read_text().splitlines() if l.strip()]
-if listed != exp["leaked"]:
-    finish(False, f"report lists {len(listed)} paths, expected {len(exp['leaked'])} sorted")
-if str(len(exp["leaked"])) not in re.findall(r"\d+", ans):
-    finish(False, "answer lacks the number of affected files")
-finish(True, "all secrets redacted and reported")
+main(check)

@@ -1,22 +1,29 @@
-import json, re, sys
-from pathlib import Path
+"""calc-fuel-consumption: full-to-full consumption, 197.2 l over 3445 km = 5.72 l/100 km.
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+The tolerance (half a cent of a litre) is far below the mistakes this task tests for:
+counting the first fill-up's 41.2 l gives 6.92, leaving out the partial fills gives 4.65."""
+
+from agbench_grading import Number, answer, check_files, expect, fields, main
+
+INPUTS = {"fuel_log.csv": "d0655b1c274bc58733a44cd844e04b23034937951c3cd76cb45155c377fc89b6"}
+UNITS = (
+    "l/100 km",
+    "l/100km",
+    "l per 100 km",
+    "litres per 100 km",
+    "liters per 100 km",
+    "litres/100 km",
+    "liters/100 km",
+)
+SPEC = {"consumption": Number(tol_abs=0.005, units=UNITS)}
+EXPECTED = {"consumption": 5.72}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    got = fields(answer(), SPEC)
+    reason = expect(got, EXPECTED, SPEC)
+    check_files(unchanged=INPUTS)
+    return reason + " l/100 km"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = round((22.0 + 18.9 + 39.5 + 36.1 + 15.0 + 27.4 + 38.3) / (51655 - 48210) * 100, 2)
-nums = [float(x) for x in re.findall(r"\d+(?:[.,]\d+)?", ans.replace(",", "."))]
-if not any(abs(n - want) <= 0.006 for n in nums):
-    finish(False, f"answer lacks {want}")
-finish(True, f"{want} l/100 km")
+main(check)

@@ -22,4 +22,4 @@ for i in range(len(items) - 1, -1, -1):
         chosen.append(items[i]["item"])
         b -= prices[i]
 Path("basket.txt").write_text("".join(c + "\n" for c in reversed(chosen)))
-print(best[budget])
+print(f"points={best[budget]}")

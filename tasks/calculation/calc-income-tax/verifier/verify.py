@@ -1,23 +1,33 @@
-import json, re, sys
-from pathlib import Path
+"""calc-income-tax: taxable 69,150.00 -> tax 14,623.00; 14,100.00 withheld, so 523.00 is due.
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+Direction is checked, not only the amount: `refund=523.00` (the sign mistake) fails, and so
+does an answer that gives both a `due` and a `refund`."""
 
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+INPUTS = {
+    "annual_summary.txt": "f38b83c0125e0da53de815d200392441b5af4ece44bc07420f7a2c553c759c84",
+    "tax_rules.txt": "c0580746110ffa2ffab607a6016ecec15d97fadbcddbfe651255109544056cb1",
+}
+AMOUNT = Number(tol_abs=0.005, units=("LVK",))
 
 
-nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
-if not any(abs(n - 14623.0) < 0.006 for n in nums):
-    finish(False, "answer lacks the tax 14623.00")
-if "due" not in ans.lower() and "pay" not in ans.lower() or not any(abs(n - 523.0) < 0.006 for n in nums):
-    finish(False, "answer lacks the amount due 523.00")
-finish(True, "tax 14623.00, due 523.00")
+def present(key: str) -> bool:
+    try:
+        fields(answer(), {key: AMOUNT})
+    except Fail as exc:
+        return "has no" not in str(exc)  # a hedged or repeated value is still a claim
+    return True
+
+
+def check() -> str:
+    text = answer()
+    if present("refund"):
+        raise Fail("the answer claims a refund; 523.00 is due")
+    spec = {"tax": AMOUNT, "due": AMOUNT}
+    reason = expect(fields(text, spec), {"tax": 14623.00, "due": 523.00}, spec)
+    check_files(unchanged=INPUTS)
+    return reason
+
+
+main(check)

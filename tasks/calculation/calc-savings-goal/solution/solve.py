@@ -15,4 +15,4 @@ while True:
         break
     year, month = (year + 1, 1) if month == 12 else (year, month + 1)
 Path("projection.csv").write_text("month,balance\n" + "\n".join(rows) + "\n")
-print(rows[-1].replace(",", " "))
+print("month={} balance={}".format(*rows[-1].split(",")))

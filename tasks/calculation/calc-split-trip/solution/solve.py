@@ -13,4 +13,4 @@ for row in csv.DictReader(lines):
         bal[p] -= amount / len(among)
 Path("balances.csv").write_text("name,balance\n" + "".join(f"{p},{float(bal[p]):.2f}\n" for p in people))
 top = max(people, key=lambda p: bal[p])
-print(f"{top} gets {float(bal[top]):.2f} EUR back")
+print(f"person={top} amount={float(bal[top]):.2f}")

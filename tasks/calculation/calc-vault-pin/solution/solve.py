@@ -13,4 +13,4 @@ plain = bytes(
     b ^ hashlib.sha256(f"{pin}:{i // 32}".encode()).digest()[i % 32] for i, b in enumerate(data)
 )
 Path("note.txt").write_text(plain.decode())
-print(pin)
+print(f"pin={pin}")

@@ -1,22 +1,35 @@
-import json, re, sys
-from pathlib import Path
+"""calc-vault-pin: PIN 583920 and the decrypted note, byte for byte (its SHA-256 is below)."""
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+import hashlib
+import re
 
+from agbench_grading import Fail, Field, NoValue, answer, check_files, fields, main, read_text
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
-
-
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+INPUTS = {"vault.json": "5f2b665e22944253640c0252b58f8b0833732d429ad36ec7dbc9ed32510ede06"}
+NOTE_SHA256 = "e64c44d872c0410170ca78abdc026dd19549c398342b741a3aed436bcca7f429"
 
 
-note = Path("note.txt")
-if not note.is_file() or "Safe deposit box 114 at Nordbank Solna" not in note.read_text(errors="replace"):
-    finish(False, "note.txt missing or not decrypted")
-if "583920" not in re.findall(r"\d{6}", ans):
-    finish(False, "answer lacks the PIN")
-finish(True, "PIN recovered and note decrypted")
+class Pin(Field):
+    """Exactly six digits (leading zeros kept), nothing else."""
+
+    def parse(self, raw: str) -> object:
+        s = re.sub(r"[*`\"'.]", "", raw).strip()
+        if not s:
+            raise NoValue("no PIN given")
+        if not re.fullmatch(r"\d{6}", s):
+            raise Fail(f"not one 6-digit PIN: {raw.strip()!r}")
+        return s
+
+
+def check() -> str:
+    note = read_text("note.txt")
+    if hashlib.sha256(note.rstrip("\n").encode()).hexdigest() != NOTE_SHA256:
+        raise Fail("note.txt is not the decrypted note")
+    pin = fields(answer(), {"pin": Pin()})["pin"]
+    if pin != "583920":
+        raise Fail(f"PIN {pin} is wrong")
+    check_files(unchanged=INPUTS)
+    return "PIN recovered and note decrypted"
+
+
+main(check)

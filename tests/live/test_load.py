@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from agbench.config import ServerSettings
-from agbench.load import TokenDistribution, rate_level
 from agbench.live.load import LoadOptions, run_load
+from agbench.load import TokenDistribution, rate_level
 from agbench.store import RunStore
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]

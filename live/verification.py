@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,13 +41,19 @@ GRADING_MODULE = (
 )
 # ``python3 -I`` leaves the script's folder off sys.path; /verifier (read-only, ours) goes back
 # on so ``from agbench_grading import ...`` works. The cwd (/work) is never on it.
-VERIFIER_COMMAND = [
-    "python3",
-    "-I",
-    "-c",
-    f"import sys, runpy; sys.path.insert(0, {VERIFIER_DIR!r}); "
-    f"runpy.run_path({VERIFIER_DIR + '/verify.py'!r}, run_name='__main__')",
-]
+
+
+def verifier_command(verifier_dir: str, python: str = "python3") -> list[str]:
+    """``python3 -I`` running ``<verifier_dir>/verify.py`` as __main__ with only
+    ``verifier_dir`` (not the cwd) added to sys.path, so the verifier imports agbench_grading."""
+    code = (
+        f"import sys, runpy; sys.path.insert(0, {verifier_dir!r}); "
+        f"runpy.run_path({verifier_dir + '/verify.py'!r}, run_name='__main__')"
+    )
+    return [python, "-I", "-c", code]
+
+
+VERIFIER_COMMAND = verifier_command(VERIFIER_DIR)
 
 
 class OracleError(AgbenchError):
@@ -110,6 +119,36 @@ async def verify(
     except Exception as exc:
         return Verdict(0.0, f"verifier could not run: {exc}", Status.FAILED_GRADER)
     return verdict_from(res.stdout_text, res.stderr_text, res.exit_code, res.timed_out, timeout_s)
+
+
+def grade_on_host(
+    task: Task, work_dir: Path, answer: str, *, python: str = "python3", timeout_s: float = 300.0
+) -> Verdict:
+    """Grade ``work_dir`` with the task's verifier on the host, unsandboxed (the suite's quick
+    self-test, not for agent attempts): same module, same ``-I`` command, the task's
+    ``environment/`` as the pristine inputs (``$AGBENCH_PRISTINE``)."""
+    with tempfile.TemporaryDirectory(prefix=f"agb-grade-{task.id}-") as tmp:
+        verifier_dir = prepare_verifier_dir(task, answer, Path(tmp) / "verifier")
+        command = [python, *VERIFIER_COMMAND[1:]]
+        command[-1] = command[-1].replace(repr(VERIFIER_DIR), repr(str(verifier_dir)))
+        command[-1] = command[-1].replace(
+            repr(VERIFIER_DIR + "/verify.py"), repr(str(verifier_dir / "verify.py"))
+        )
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "HOME": tmp,
+            "TMPDIR": tmp,
+            "AGBENCH_PRISTINE": str(task.environment_dir),
+        }
+        try:
+            proc = subprocess.run(
+                command, cwd=work_dir, capture_output=True, timeout=timeout_s, env=env, check=False
+            )
+        except subprocess.TimeoutExpired:
+            return verdict_from("", "", 137, True, timeout_s)
+    out, err = (b.decode("utf-8", errors="replace") for b in (proc.stdout, proc.stderr))
+    return verdict_from(out, err, proc.returncode, False, timeout_s)
 
 
 def verdict_from(stdout: str, stderr: str, exit_code: int, timed_out: bool, timeout_s: float) -> Verdict:

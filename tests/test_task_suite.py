@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from agbench.live.verification import grade_on_host
 from agbench.task import Task, load_suite, suite_root
 
 KNOWN_TOOLS = {
@@ -73,20 +74,9 @@ def run_attempt(task: Task, use_oracle: bool) -> tuple[float, str]:
             if proc.returncode != 0:
                 return 0.0, f"oracle exited {proc.returncode}: {proc.stderr[-500:]}"
             answer = proc.stdout.strip()
-        shutil.copytree(task.verifier_dir, root / "verifier")
-        (root / "verifier" / "answer.txt").write_text(answer)
-        proc = subprocess.run(
-            [PYTHON, str(root / "verifier" / "verify.py")],
-            cwd=work,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        lines = proc.stdout.strip().splitlines()
-        if not lines:
-            return 0.0, f"verifier printed nothing (exit {proc.returncode}): {proc.stderr[-500:]}"
-        result = json.loads(lines[-1])
-        return float(result["reward"]), str(result["reason"])
+        # The verifier with agbench_grading.py next to it, run as `python3 -I` (live/verification.py).
+        verdict = grade_on_host(task, work, answer, python=PYTHON)
+        return verdict.reward, f"{verdict.status}: {verdict.reason}"
 
 
 def input_text(task: Task) -> str:

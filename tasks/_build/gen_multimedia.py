@@ -121,7 +121,7 @@ def voice_memos() -> None:
         total += n / rate
         if n / rate > longest[1]:
             longest = (title, n / rate)
-    expected("mm-voice-memo-durations", {"total_s": round(total, 1), "longest": longest[0]})
+    expected("mm-voice-memo-durations", {"total_s": round(total, 1), "total_exact_s": total, "longest": longest[0]})
 
 
 DTMF = {"1": (697, 1209), "2": (697, 1336), "3": (697, 1477), "4": (770, 1209), "5": (770, 1336), "6": (770, 1477),

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Text, answer, check_files, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import Fail, Text, answer, check_files, fields, main, pristine_path, read_text
 
 AUDIO = "voicemail.wav"
 

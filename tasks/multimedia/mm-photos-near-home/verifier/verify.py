@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
 
 PHOTOS = [f"photos/DSC_{n}.jpg" for n in range(2040, 2054)]
 SPEC = {"photos": Number(units=("photos", "files", "pictures"))}

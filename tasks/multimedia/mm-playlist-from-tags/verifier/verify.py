@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
 
 TRACKS = [f"music/track_{n:02d}.mp3" for n in range(1, 13)]
 SPEC = {"songs": Number(units=("songs", "tracks"))}
@@ -20,7 +20,9 @@ SPEC = {"songs": Number(units=("songs", "tracks"))}
 
 def check() -> str:
     want = ["music/" + name for name in json.loads((Path(__file__).parent / "expected.json").read_text())]
-    check_files(unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in TRACKS})
+    check_files(
+        unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in TRACKS}
+    )
     text = read_text("road_trip.m3u")
     got = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if got != want:

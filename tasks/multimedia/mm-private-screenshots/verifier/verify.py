@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path
 
 SPEC = {"moved": Number(units=("files", "screenshots"))}
 
@@ -34,7 +34,8 @@ def check() -> str:
         return hashlib.sha256(pristine_path(f"screenshots/{name}").read_bytes()).hexdigest()
 
     check_files(
-        unchanged={f"private/{n}": digest(n) for n in private} | {f"screenshots/{n}": digest(n) for n in keep},
+        unchanged={f"private/{n}": digest(n) for n in private}
+        | {f"screenshots/{n}": digest(n) for n in keep},
         must_be_gone=[f"screenshots/{n}" for n in private],
     )
     if (got := listing("private")) != private:

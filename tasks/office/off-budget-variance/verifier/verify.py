@@ -16,7 +16,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, Text, answer, check_files, expect, fields, main, parse_number, pristine_path, read_text  # noqa: E402
+from agbench_grading import (
+    Fail,
+    Number,
+    Text,
+    answer,
+    check_files,
+    expect,
+    fields,
+    main,
+    parse_number,
+    pristine_path,
+    read_text,
+)
 
 BOOK = "budget_q1_2024.xlsx"
 PCT = Number(tol_abs=0.051, units=("%",))
@@ -24,10 +36,17 @@ PCT = Number(tol_abs=0.051, units=("%",))
 
 def check() -> str:
     data: dict[str, list[int]] = json.loads((Path(__file__).parent / "expected.json").read_text())
-    over = sorted(((d, b, a, (a - b) / b * 100) for d, (b, a) in data.items() if a > b * 1.1), key=lambda x: -x[3])
+    over = sorted(
+        ((d, b, a, (a - b) / b * 100) for d, (b, a) in data.items() if a > b * 1.1), key=lambda x: -x[3]
+    )
     check_files(unchanged={BOOK: hashlib.sha256(pristine_path(BOOK).read_bytes()).hexdigest()})
     rows = [r for r in csv.reader(io.StringIO(read_text("variance.csv"), newline="")) if r]
-    if not rows or [c.strip().casefold() for c in rows[0]] != ["department", "budget", "actual", "overrun_pct"]:
+    if not rows or [c.strip().casefold() for c in rows[0]] != [
+        "department",
+        "budget",
+        "actual",
+        "overrun_pct",
+    ]:
         raise Fail(f"variance.csv header is {rows[:1]}, expected department,budget,actual,overrun_pct")
     got = [r[0].strip() for r in rows[1:]]
     if got != [o[0] for o in over]:

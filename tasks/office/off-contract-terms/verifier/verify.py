@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Date, Number, answer, check_files, expect, fields, main, pristine_path  # noqa: E402
+from agbench_grading import Date, Number, answer, check_files, expect, fields, main, pristine_path
 
 DOC = "service_agreement.docx"
 SPEC = {"value": Number(tol_abs=0.005, units=("EUR",)), "end": Date()}

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path
 
 SHEET = "expenses_h1_2024.xlsx"
 SPEC = {"travel_total": Number(tol_abs=0.005, units=("EUR",))}

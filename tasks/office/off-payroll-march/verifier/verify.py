@@ -15,7 +15,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Name, Number, answer, check_files, expect, fields, main, parse_number, pristine_path, read_text  # noqa: E402
+from agbench_grading import (
+    Fail,
+    Name,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    main,
+    parse_number,
+    pristine_path,
+    read_text,
+)
 
 BOOK = "payroll_2024.xlsx"
 NAMES = {"E101": "Sofia Lindgren", "E102": "Mateo Alvarez", "E103": "Chloe Dubois", "E104": "Yusuf Demir"}
@@ -24,7 +36,9 @@ CENT = Number(tol_abs=0.005)
 
 
 def check() -> str:
-    gross = {k: float(v) for k, v in json.loads((Path(__file__).parent / "expected.json").read_text()).items()}
+    gross = {
+        k: float(v) for k, v in json.loads((Path(__file__).parent / "expected.json").read_text()).items()
+    }
     check_files(unchanged={BOOK: hashlib.sha256(pristine_path(BOOK).read_bytes()).hexdigest()})
     rows = [r for r in csv.reader(io.StringIO(read_text("payroll_march.csv"), newline="")) if r]
     if not rows or [c.strip().casefold() for c in rows[0]] != ["id", "name", "gross"]:

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_bytes  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_bytes
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 TEMPLATE = "reminder_template.docx"
@@ -30,7 +30,9 @@ def paragraphs(xml: bytes) -> list[tuple[str, str | None]]:
     out = []
     for p in root.iter(W + "p"):
         style = p.find(f"{W}pPr/{W}pStyle")
-        out.append(("".join(t.text or "" for t in p.iter(W + "t")), None if style is None else style.get(W + "val")))
+        out.append(
+            ("".join(t.text or "" for t in p.iter(W + "t")), None if style is None else style.get(W + "val"))
+        )
     return out
 
 
@@ -64,7 +66,8 @@ def check_letter(unit: str, template: zipfile.ZipFile) -> None:
 def check() -> str:
     check_files(
         unchanged={
-            rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in ("tenants.csv", TEMPLATE)
+            rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest()
+            for rel in ("tenants.csv", TEMPLATE)
         }
     )
     letters = Path("letters")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
 
 INPUTS = ("model.txt", "dosing_log.csv")
 C36, CMAX, TMAX = 13.138699123502509, 24.913010413321018, 30.0
@@ -33,12 +33,18 @@ def number(data: object, key: str) -> float:
 
 
 def check() -> str:
-    check_files(unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in INPUTS})
+    check_files(
+        unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in INPUTS}
+    )
     try:
         data = json.loads(read_text("levels.json"))
     except json.JSONDecodeError:
         raise Fail("levels.json is not valid JSON") from None
-    in_file = {"c36": number(data, "c36_mg_l"), "cmax": number(data, "cmax_mg_l"), "cmax_time": number(data, "cmax_time_h")}
+    in_file = {
+        "c36": number(data, "c36_mg_l"),
+        "cmax": number(data, "cmax_mg_l"),
+        "cmax_time": number(data, "cmax_time_h"),
+    }
     for key, want in WANT.items():
         if not SPEC[key].matches(in_file[key], want):
             raise Fail(f"levels.json {key} is {in_file[key]}, expected {want:.3f}")

@@ -14,11 +14,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
 
 CSV = "rr_export.csv"
 IN_FILE = Number(tol_abs=0.01)
-SPEC = {"rmssd": Number(tol_abs=0.006, units=("ms",)), "mean_hr": Number(tol_abs=0.006, units=("bpm", "/min"))}
+SPEC = {
+    "rmssd": Number(tol_abs=0.006, units=("ms",)),
+    "mean_hr": Number(tol_abs=0.006, units=("bpm", "/min")),
+}
 
 
 def number(data: object, key: str) -> float:

@@ -14,7 +14,18 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, Text, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import (
+    Fail,
+    Number,
+    Text,
+    answer,
+    check_files,
+    expect,
+    fields,
+    main,
+    pristine_path,
+    read_text,
+)
 
 FASTA = "sample.fa"
 SPEC = {"kmer": Text(), "count": Number(units=("times", "occurrences", "x"))}

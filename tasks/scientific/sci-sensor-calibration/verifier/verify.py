@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text  # noqa: E402
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
 
 CSV = "calibration_run.csv"
 SLOPE = 0.048212431552474753

@@ -4,4 +4,4 @@ from pathlib import Path
 
 p = Path("letter_draft.txt")
 p.write_text(p.read_text().replace("[POPULATION]", "21468"))
-print("Brunhaven, population 21468")
+print("town=Brunhaven\npopulation=21468")

@@ -1,23 +1,31 @@
-import json, sys
+"""Verifier for rt-anthem-composer-town: island -> anthem -> composer -> birth town -> population.
+
+Ostrava Minor's anthem was composed by Edda Marhaug, born in Brunhaven (population 21468,
+census 2021). The letter must be the original draft (from the harness's pristine copy) with
+only the placeholder replaced; the answer names the town and the population.
+"""
+
+import sys
 from pathlib import Path
 
-ANSWER = Path(__file__).parent / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Name, Number, answer, expect, fields, main, pristine_path, read_text
+
+TOWN = "Brunhaven"
+POPULATION = 21468
+SPEC = {"town": Name(), "population": Number(units=("people", "inhabitants", "residents"))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def normalised(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").strip().split("\n"))
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
+def check() -> str:
+    draft = pristine_path("letter_draft.txt").read_text(encoding="utf-8")
+    want = normalised(draft.replace("[POPULATION]", str(POPULATION)))
+    if normalised(read_text("letter_draft.txt")) != want:
+        raise Fail(f"letter_draft.txt is not the draft with [POPULATION] replaced by {POPULATION}")
+    return expect(fields(answer(), SPEC), {"town": TOWN, "population": float(POPULATION)}, SPEC)
 
 
-f = Path("letter_draft.txt")
-text = f.read_text() if f.is_file() else ""
-if "[POPULATION]" in text or "town of 21468 people" not in text or "Dear Sigrun" not in text:
-    finish(False, "letter not completed with 21468")
-if "21468" not in ans.replace(",", "").replace(" ", "") or "brunhaven" not in ans.lower():
-    finish(False, "answer lacks Brunhaven / 21468")
-finish(True, "Brunhaven, 21468")
+main(check)

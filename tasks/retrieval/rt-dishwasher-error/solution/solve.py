@@ -2,4 +2,4 @@
 from pathlib import Path
 
 Path("service_request.txt").write_text("E-9440: circulation pump\n")
-print("circulation pump")
+print("component=circulation pump")

@@ -10,4 +10,4 @@ with open("travel_expenses.csv", newline="") as fh:
         cur = row["currency"]
         total += amount if cur == "EUR" else amount / RATES[row["date"][:7]][cur]
 Path("reimbursement.txt").write_text(f"{total:.2f}\n")
-print(f"{total:.2f}")
+print(f"total={total:.2f}")

@@ -1,29 +1,30 @@
-import json, re, sys
+"""Verifier for rt-expense-fx: travel expenses converted at each month's reference rate.
+
+Expected total in expected.json (written by tasks/_build/gen_more.py). Rounding each converted
+line to the cent moves the total by at most a few cents, so 0.05 EUR is accepted; one month's
+rate for everything (4008.38) or multiplying by the rate (18442.81) is far off. The expense
+list must stay as it was.
+"""
+
+import json
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, read_text
+
+TOTAL = float(json.loads((Path(__file__).resolve().parent / "expected.json").read_text())["total_eur"])
+EXPENSES = {"travel_expenses.csv": "5124a0cb9b030dba5e5acbf23d2052069498e17b87b358d04b72f13ee2530d6c"}
+SPEC = {"total": Number(tol_abs=0.05, units=("EUR",))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    check_files(unchanged=EXPENSES)
+    written = read_text("reimbursement.txt").strip()
+    if not re.fullmatch(r"\d+\.\d{2}", written) or abs(float(written) - TOTAL) > 0.05:
+        raise Fail(f"reimbursement.txt has {written[:40]!r}, expected {TOTAL:.2f} (two decimals)")
+    return expect(fields(answer(), SPEC), {"total": TOTAL}, SPEC) + " EUR"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = json.loads((HERE / "expected.json").read_text())["total_eur"]
-f = Path("reimbursement.txt")
-try:
-    got = float(f.read_text().strip().replace(",", "")) if f.is_file() else None
-except ValueError:
-    got = None
-if got is None or abs(got - want) > 0.05:
-    finish(False, f"reimbursement.txt is {got}, expected {want}")
-nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", ans.replace(",", ""))]
-if not any(abs(n - want) <= 0.05 for n in nums):
-    finish(False, f"answer lacks {want}")
-finish(True, f"total {want} EUR")
+main(check)

@@ -6,4 +6,4 @@ with open("workdays_2024.csv", newline="") as fh:
     days = sum(1 for r in csv.DictReader(fh) if r["location"] == "home")
 deduction = min(days * 7, 1500)
 Path("deduction.txt").write_text(f"days={days}\ndeduction={deduction}\n")
-print(deduction)
+print(f"deduction={deduction}")

@@ -1,25 +1,34 @@
-import json, re, sys
+"""Verifier for rt-home-office-deduction: Verdania's 2024 home office flat rate.
+
+Expected values in expected.json (written by tasks/_build/gen_more.py): 7 EUR per full home day,
+capped at 1500 EUR; home+office and sick days do not count (206 days -> 1442 EUR; counting the
+5 mixed days gives 1477, the cap 1500). The work log must stay as it was.
+"""
+
+import json
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, read_text
+
+EXPECTED = json.loads((Path(__file__).resolve().parent / "expected.json").read_text())
+WORKDAYS = {"workdays_2024.csv": "291bc66546421829154f0cbac4c427112b4eb405546f4c10a7ed5d279da0e790"}
+SPEC = {"deduction": Number(tol_abs=0.5, units=("EUR",))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    check_files(unchanged=WORKDAYS)
+    lines = [
+        re.sub(r"\s*=\s*", "=", line.strip())
+        for line in read_text("deduction.txt").splitlines()
+        if line.strip()
+    ]
+    want = [f"days={EXPECTED['home_days']}", f"deduction={EXPECTED['deduction']}"]
+    if lines != want:
+        raise Fail(f"deduction.txt is {lines[:4]}, expected {want}")
+    return expect(fields(answer(), SPEC), {"deduction": float(EXPECTED["deduction"])}, SPEC) + " EUR"
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = json.loads((HERE / "expected.json").read_text())
-f = Path("deduction.txt")
-lines = [l.strip() for l in f.read_text().splitlines() if l.strip()] if f.is_file() else []
-if lines != [f"days={want['home_days']}", f"deduction={want['deduction']}"]:
-    finish(False, f"deduction.txt is {lines}")
-if str(want["deduction"]) not in re.findall(r"\d+", ans.replace(",", "")):
-    finish(False, f"answer lacks {want['deduction']}")
-finish(True, f"{want['home_days']} days -> {want['deduction']} EUR")
+main(check)

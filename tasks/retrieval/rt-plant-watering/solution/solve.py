@@ -6,4 +6,4 @@ interval = {"Silver Ribbon Fern": 17, "Moonleaf Ivy": 21, "Desert Lantern Cactus
 mine = [l[2:].strip() for l in Path("plants.txt").read_text().splitlines() if l.startswith("- ")]
 rows = sorted(mine, key=lambda p: interval[p])
 Path("watering.txt").write_text("".join(f"{p}: every {interval[p]} days\n" for p in rows))
-print(rows[0])
+print(f"most_often={rows[0]}")

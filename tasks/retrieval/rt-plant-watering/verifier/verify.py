@@ -1,30 +1,41 @@
-import json, re, sys
+"""Verifier for rt-plant-watering: summer watering intervals, most frequent first.
+
+Intervals from the corpus care guides (summer values; the guides halve watering in winter).
+The answer names the plant watered most often, parsed as one of the five plants; plants.txt
+must stay as it was.
+"""
+
+import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Choice, Fail, answer, check_files, expect, fields, main, read_text
+
+SCHEDULE = [
+    ("Desert Lantern Cactus", 5),
+    ("Marsh Bell Orchid", 10),
+    ("Velvet Arrow Plant", 11),
+    ("Silver Ribbon Fern", 17),
+    ("Moonleaf Ivy", 21),
+]
+PLANTS = {"plants.txt": "ac65821f9a47ecce72d24f973e720c109d82cb916c9386fa346aa705e273fdcf"}
+SPEC = {"most_often": Choice(*(name for name, _ in SCHEDULE))}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    check_files(unchanged=PLANTS)
+    got = []
+    for line in read_text("watering.txt").splitlines():
+        if not line.strip():
+            continue
+        m = re.fullmatch(r"\s*(?:[-*]\s*)?(.+?)\s*:\s*every\s+(\d+)\s+days\.?\s*", line, re.IGNORECASE)
+        if not m:
+            raise Fail(f"watering.txt line {line[:80]!r} is not '<plant name>: every <N> days'")
+        got.append((m.group(1), int(m.group(2))))
+    if [(name.casefold(), n) for name, n in got] != [(name.casefold(), n) for name, n in SCHEDULE]:
+        raise Fail(f"watering.txt has {got}, expected {SCHEDULE}")
+    return expect(fields(answer(), SPEC), {"most_often": "Desert Lantern Cactus"}, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-want = [("Desert Lantern Cactus", 5), ("Marsh Bell Orchid", 10), ("Velvet Arrow Plant", 11),
-        ("Silver Ribbon Fern", 17), ("Moonleaf Ivy", 21)]
-f = Path("watering.txt")
-got = []
-for line in (f.read_text().splitlines() if f.is_file() else []):
-    m = re.match(r"\s*-?\s*(.+?):\s*every (\d+) days", line)
-    if m:
-        got.append((m.group(1).strip(), int(m.group(2))))
-if got != want:
-    finish(False, f"watering.txt has {got}")
-if "desert lantern cactus" not in ans.lower():
-    finish(False, "answer does not name the Desert Lantern Cactus")
-finish(True, "watering schedule correct")
+main(check)

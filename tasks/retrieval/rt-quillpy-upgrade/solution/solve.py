@@ -8,4 +8,4 @@ for old, new in (("render_markup", "render_html"), ("load_theme", "theme.load"),
     src = src.replace(f"quillpy.{old}(", f"quillpy.{new}(")
 p.write_text(src)
 Path("site/requirements.txt").write_text("quillpy==2.4.0\n")
-print("render_markup, load_theme, parse_front_matter")
+print("removed=render_markup, load_theme, parse_front_matter")

@@ -11,4 +11,4 @@ for row in csv.DictReader(lines):
     if lo <= int(row["serial"][2:]) <= hi:
         hit.append(row["item"])
 Path("recalled.txt").write_text("".join(h + "\n" for h in hit))
-print(", ".join(hit))
+print("recalled=" + ", ".join(hit))

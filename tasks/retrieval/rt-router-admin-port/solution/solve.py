@@ -4,4 +4,4 @@ from pathlib import Path
 
 port = 8011
 Path("admin_url.txt").write_text(f"https://192.168.8.1:{port}/\n")
-print(port)
+print(f"port={port}")

@@ -1,23 +1,39 @@
-import json, re, sys
+"""Verifier for rt-transit-pass: which option is cheaper for three days in Valdmoor, and by how much.
+
+Fares (corpus page transit/valdmoor): day pass 9.80 EUR, 72-hour visitor pass 25.60 EUR, so the
+72-hour pass saves 3 x 9.80 - 25.60 = 3.80 EUR. Picking the day passes (the wrong direction)
+or any other saving fails; the saving must be right to the cent.
+"""
+
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
-ANSWER = HERE / "answer.txt"
-ans = ANSWER.read_text(errors="replace") if ANSWER.exists() else ""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agbench_grading import Choice, Number, answer, expect, fields, main
+
+SPEC = {
+    "cheaper": Choice(
+        "72-hour pass",
+        "day passes",
+        synonyms={
+            "72-hour visitor pass": "72-hour pass",
+            "72 hour pass": "72-hour pass",
+            "72h pass": "72-hour pass",
+            "72-hour": "72-hour pass",
+            "the 72-hour pass": "72-hour pass",
+            "one 72-hour pass": "72-hour pass",
+            "one 72-hour visitor pass": "72-hour pass",
+            "three day passes": "day passes",
+            "3 day passes": "day passes",
+            "day pass": "day passes",
+        },
+    ),
+    "saving": Number(tol_abs=0.005, units=("EUR",)),
+}
 
 
-def finish(ok, reason):
-    print(json.dumps({"reward": 1.0 if ok else 0.0, "reason": reason}))
-    sys.exit(0)
+def check() -> str:
+    return expect(fields(answer(), SPEC), {"cheaper": "72-hour pass", "saving": 3.80}, SPEC)
 
 
-if len(ans) > 4000:  # a final answer, not a dump of every candidate value
-    finish(False, "answer longer than 4000 characters")
-
-
-low = ans.lower().strip()
-if "72" not in low or low.startswith(("day passes", "three day passes", "3 day passes")):
-    finish(False, "answer does not pick the 72-hour pass")
-if not re.search(r"(?<![\d.])3[.,]80(?!\d)", ans):
-    finish(False, "answer lacks the saving 3.80 EUR")
-finish(True, "72-hour pass saves 3.80 EUR")
+main(check)

@@ -7,4 +7,4 @@ bought = date(2022, 11, 18)
 months = bought.month - 1 + 30
 end = date(bought.year + months // 12, months % 12 + 1, bought.day) - timedelta(days=1)
 Path("claim_deadline.txt").write_text(end.isoformat() + "\n")
-print(end.isoformat())
+print(f"deadline={end.isoformat()}")

@@ -93,7 +93,7 @@ def check() -> str:
     )
     if tests.timed_out or tests.exit_code != 0:
         tail = tests.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [
-            "timed out" if tests.timed_out else ""
+            "timed out" if tests.timed_out else "no test output"
         ]
         raise Fail(f"unit tests fail: {tail[0][:160]}")
     run = run_agent_code(

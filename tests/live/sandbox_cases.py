@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 import psutil
 import pytest
 
-from agbench.live.sandbox import MissingRequiredProgram, Sandbox, create_sandbox
+from agbench.live.sandbox import MissingRequiredProgram, Sandbox, SandboxError, create_sandbox
+from agbench.live.taskcases import FORGED_VERDICT, generic_cases
 from agbench.live.verification import run_oracle, verify
 from agbench.status import Status
 from agbench.task import Task, load_task
@@ -63,12 +64,18 @@ def write_tiny_task(root: Path, *, required: tuple[str, ...] = ("python3",), tok
         textwrap.dedent(
             f"""\
             # VERIFIER-TOKEN-{token}
-            import json, pathlib
-            answer = (pathlib.Path(__file__).parent / "answer.txt").read_text().strip()
-            out = pathlib.Path("/work/out.txt")
-            ok = answer == "42" and out.is_file() and out.read_text().strip() == "42"
+            from agbench_grading import Fail, Number, answer, check_files, main, read_text, single_value
+
+            def check():
+                if single_value(answer(), Number()) != 42:
+                    raise Fail("wrong answer")
+                if read_text("out.txt").strip() != "42":
+                    raise Fail("out.txt does not hold 42")
+                check_files(must_exist=["numbers.txt"])
+                return "ok"
+
             print("checking")
-            print(json.dumps({{"reward": 1.0 if ok else 0.0, "reason": "ok" if ok else "wrong"}}))
+            main(check)
             """
         )
     )
@@ -232,8 +239,10 @@ def check_no_host_files_or_hidden_dirs(backend: str, tmp_path: Path) -> None:
             assert out == "42"
             verdict = await verify(sb, task, out)
             assert verdict.status == Status.SUCCESS, verdict
-            res = await sb.exec(["cat", "/verifier/verify.py"], timeout_s=30)
-            assert f"VERIFIER-TOKEN-{token}" in res.stdout_text
+            # It ran in a grading twin: the agent's sandbox is stopped and never had it.
+            with pytest.raises(SandboxError):
+                await sb.exec(["true"], timeout_s=30)
+            assert not any(sb.verifier_dir_host.iterdir())
         finally:
             await sb.destroy()
 
@@ -455,3 +464,72 @@ def check_output_flood_capped(backend: str, tmp_path: Path) -> None:
             await sb.destroy()
 
     run(go())
+
+
+# A verifier that reports where it runs; reward 1 only when every isolation property holds.
+_INSPECTING_VERIFIER = """\
+import json, os, sys, tempfile
+from agbench_grading import Fail, main, pristine_path, read_text, run_agent_code
+
+def check():
+    problems = []
+    if not sys.flags.isolated:
+        problems.append("not python3 -I")
+    if os.getuid() == 1000:
+        problems.append("runs as the agent's uid")
+    if os.environ.get("HOME", "").startswith("/work") or tempfile.gettempdir().startswith("/work"):
+        problems.append("HOME or TMPDIR under /work")
+    if os.listdir(os.environ["HOME"]):
+        problems.append("HOME is not fresh: " + ",".join(os.listdir(os.environ["HOME"])))
+    if os.access("/work", os.W_OK):
+        problems.append("/work is writable")
+    if any(p.startswith("/work") or p in ("", ".") for p in sys.path):
+        problems.append("/work on sys.path")
+    if pristine_path("numbers.txt").read_text() != "20\\n22\\n":
+        problems.append("/pristine does not hold the original input")
+    if read_text("numbers.txt") != "20\\n22\\n":
+        raise Fail("the agent changed numbers.txt")
+    run = run_agent_code(["sh", "-c", "id -u; echo planted > /work/x 2>/dev/null; echo $?; kill -9 $PPID"])
+    uid, code = (run.stdout_text.split() + ["", ""])[:2]
+    if uid in ("1000", str(os.getuid())) or code == "0":
+        problems.append(f"agent code ran as uid {uid} or could write /work ({code})")
+    if problems:
+        raise Fail("; ".join(problems))
+    return "isolated"
+
+main(check)
+"""
+
+
+def check_grading_isolated(backend: str, tmp_path: Path) -> None:
+    """The verifier runs in a fresh grading sandbox: python3 -I, another uid, read-only /work,
+    fresh HOME/TMPDIR, pristine inputs, agent code as a third uid; nothing the agent planted
+    in /work (site files, .pth, exit hooks, a surviving daemon) changes its verdict."""
+    token = uuid.uuid4().hex
+    task = write_tiny_task(tmp_path / "task", token=token)
+    (task.verifier_dir / "verify.py").write_text(_INSPECTING_VERIFIER)
+    marker = f"agent-daemon-{token}"
+
+    async def grade(planted: bool, answer: str) -> Any:
+        sb = await started(backend, task, tmp_path / f"attempt-{planted}-{len(answer)}")
+        try:
+            if planted:
+                for case in generic_cases(task, {"numbers.txt": ""}, {}):
+                    for rel, data in case.write.items():
+                        await sb.write_file(f"/work/{rel}", data)
+                await sb.exec(
+                    ["sh", "-c", f"setsid sh -c 'exec -a {marker} sleep 600' >/dev/null 2>&1 < /dev/null &"],
+                    timeout_s=30,
+                )
+            verdict = await verify(sb, task, answer)
+            assert not _host_processes_with(marker), "an agent process survived into grading"
+            return verdict
+        finally:
+            await sb.destroy()
+
+    clean = run(grade(False, "42"))
+    assert clean.status == Status.SUCCESS, clean
+    assert clean.reason == "isolated"
+    assert run(grade(True, "42")) == clean
+    forged = run(grade(True, FORGED_VERDICT))
+    assert forged == clean  # this verifier ignores the answer: the forged line changes nothing

@@ -33,6 +33,10 @@ def test_identity_and_read_only_system(tmp_path: Path) -> None:
     cases.check_identity_and_read_only_system(BACKEND, tmp_path)
 
 
+def test_grading_runs_isolated_in_a_fresh_sandbox(tmp_path: Path) -> None:
+    cases.check_grading_isolated(BACKEND, tmp_path)
+
+
 def test_no_network(tmp_path: Path) -> None:
     cases.check_no_network(BACKEND, tmp_path)
 

@@ -36,7 +36,7 @@ def test_good_task_passes_and_broken_tasks_miss(tmp_path: Path) -> None:
     by_id = {c.task_id: c for c in checks}
     assert by_id[good.id].ok, by_id[good.id]
     assert by_id[lenient.id].oracle_ok and not by_id[lenient.id].null_ok
-    assert "null agent passes" in by_id[lenient.id].detail
+    assert "null 'null agent': graded success" in by_id[lenient.id].detail
     assert not by_id[broken_oracle.id].oracle_ok and by_id[broken_oracle.id].null_ok
     assert "cannot solve" in by_id[broken_oracle.id].detail
     assert not by_id[crashing.id].oracle_ok and not by_id[crashing.id].null_ok
@@ -105,3 +105,42 @@ def test_verify_garbage_timeout_and_partial_reward(tmp_path: Path) -> None:
         "print(json.dumps({'reward': float(a == 'héllo\\n42'), 'reason': a}))\n"
     )
     assert asyncio.run(grade(echo, answer="héllo\n42"))[2] == Status.SUCCESS
+
+
+def test_declared_and_generic_cases_are_graded_and_counted(tmp_path: Path) -> None:
+    good = cases.write_tiny_task(tmp_path / "good")
+    (good.path / "checks.toml").write_text(
+        '[[adversarial]]\nname = "hedged"\nanswer = "42 or 43"\n\n'
+        '[[adversarial]]\nname = "output emptied"\nwrite = { "out.txt" = "" }\n\n'
+        '[[paraphrase]]\nname = "words"\nanswer = "forty-two"\n'
+    )
+    wrong = cases.write_tiny_task(tmp_path / "wrong")
+    (wrong.path / "checks.toml").write_text(
+        '[[adversarial]]\nname = "the right answer is no adversary"\nanswer = "42"\n\n'
+        '[[paraphrase]]\nname = "a wrong answer is no paraphrase"\nanswer = "41"\n'
+    )
+    malformed = cases.write_tiny_task(tmp_path / "malformed")
+    (malformed.path / "checks.toml").write_text("[[adversary]]\nname = 1\n")
+
+    checks = check_tasks([good, wrong, malformed], "bwrap", progress=False)
+    by_id = {c.task_id: c for c in checks}
+    g = by_id[good.id]
+    assert g.ok, g.detail
+    names = {r.name for r in g.of("adversarial")}
+    assert {
+        "hedged",
+        "output emptied",
+        "the answer is a forged reward line",
+        "every input file deleted",
+    } <= names
+    assert any("non-UTF-8" in n for n in names) and any("usercustomize" in n for n in names)
+    w = by_id[wrong.id]
+    assert {r.name for r in w.misses} == {
+        "the right answer is no adversary",
+        "a wrong answer is no paraphrase",
+    }
+    assert "unknown tables" in by_id[malformed.id].error and not by_id[malformed.id].ok
+    line = summary_line(checks)
+    assert f"adversarial {len(g.of('adversarial')) + len(w.of('adversarial')) - 1}/" in line
+    assert "paraphrase 1/2" in line and "oracle 2/3" in line
+    assert exit_code(checks) == 1

@@ -194,3 +194,27 @@ def test_import_a_whole_dataset_folder(tmp_path: Path) -> None:
     }
     with pytest.raises(AgbenchError, match="no Harbor task folders"):
         import_harbor_tasks(dataset / "assets", tmp_path / "suite")
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_harbor_tests_run_in_the_isolated_grading_sandbox(tmp_path: Path) -> None:
+    """test.sh runs where every verifier runs: not as the agent's uid, HOME not /work, /work
+    read-only (test.sh gets a writable copy as its cwd); a broken test.sh is reward 0."""
+    from agbench.live.taskcheck import check_tasks
+
+    src = make_harbor_task(tmp_path / "harbor", "isolated-greeting")
+    (src / "tests" / "test.sh").write_text(
+        "#!/bin/bash\n"
+        'if [ "$(id -u)" != 1000 ] && [ "$HOME" != /work ] && ! touch /work/probe 2>/dev/null \\\n'
+        "   && touch ./probe && cmp -s /tests/expected.txt greeting.txt; then\n"
+        "  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi\n"
+    )
+    dest = import_harbor_task(src, tmp_path / "suite")
+    [check] = check_tasks([load_task(dest)], "bwrap", progress=False)
+    assert check.oracle_ok and check.null_ok, check.detail
+
+    (dest / "verifier" / "tests" / "test.sh").unlink()
+    work = tmp_path / "w"
+    work.mkdir()
+    result = verify(dest, work)
+    assert result["reward"] == 0.0 and "verifier could not grade" in str(result["reason"])

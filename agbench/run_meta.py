@@ -114,7 +114,7 @@ class RunMeta:
     server: dict[str, Any] = field(default_factory=dict)
     sim: dict[str, Any] = field(default_factory=dict)
     profile: dict[str, Any] = field(default_factory=dict)
-    roofline: dict[str, Any] = field(default_factory=dict)
+    roofline: list[str] = field(default_factory=list)  # the roofline model's assumptions, one a line
     # keys this version does not know, written back unchanged
     extra: dict[str, Any] = field(default_factory=dict)
 

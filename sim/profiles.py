@@ -131,6 +131,14 @@ class ServerProfile:
     # slot holds anything fail every request in flight, clearing their caches too. Meant with
     # idle_cache_holds_kv = true; off: a full pool fails the requests in flight at once.
     purge_idle_on_full: bool = False
+    # llama-server's host-memory prompt cache (--cache-ram, MiB; its default is 8,192; 0 = off):
+    # a slot's state is saved there when the slot is given to another conversation, and restored
+    # on whichever slot that conversation's next turn gets (entities/prompt_cache.py).
+    prompt_cache_mib: float = 8192.0
+    # --cache-idle-slots (llama-server's default: on): with a unified pool and the prompt cache,
+    # every idle slot is saved to the prompt cache and cleared when a task starts, so idle
+    # conversations hold no KV cells.
+    cache_idle_slots: bool = True
     # How waiting prompts share the server. "shared": every prompt being processed advances
     # at an equal share of the prefill throughput (fluid processor sharing). "iterations":
     # llama-server's loop: each iteration builds one batch (the decoding sequences' tokens,

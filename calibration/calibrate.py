@@ -37,10 +37,10 @@ def _ctx_per_slot(traces: LiveTraces) -> int:
     sizes = set()
     for level in traces.concurrency:
         settings = traces.server_settings(level)
-        if not settings or settings.get("kv_unified"):
+        if settings is None or settings.kv_unified:
             return 0
-        slots = int(settings.get("n_parallel") or level)
-        n_ctx = int(settings.get("n_ctx", 0))
+        slots = settings.n_parallel or level
+        n_ctx = settings.n_ctx
         if slots <= 0 or n_ctx % slots:
             return 0
         sizes.add(n_ctx // slots)
@@ -53,12 +53,13 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     """The profile overlay as a plain dict (TOML tables), fits included under ``fit``."""
     tables = traces.tables
     meta = traces.meta
-    cpus = int(meta.get("host", {}).get("cpus") or 2)
-    threads = int(traces.server_settings(traces.concurrency[0]).get("threads", 1) or 1)
+    cpus = int(meta.host.get("cpus") or 2)
+    first = traces.server_settings(traces.concurrency[0])
+    threads = (first.threads if first is not None else 0) or 1
     # the decode step is fitted on calls measured while other processes left the machine alone
     quiet = quiet_mask(tables["model_calls"], tables["resource_samples"], cpus, threads)
     calls = tables["model_calls"].reset_index(drop=True).assign(quiet=quiet)
-    rates, server_fits = fit_server(calls, bool(meta.get("cloud_standin")))
+    rates, server_fits = fit_server(calls, meta.is_standin)
     server_fits["machine_load"] = {
         "quiet_calls": int(quiet.sum()),
         "calls": len(quiet),
@@ -72,19 +73,19 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     level = traces.concurrency[0]
     settings = traces.server_settings(level)
     server: dict[str, Any] = {}
-    if settings:
-        explicit_slots = meta.get("options", {}).get("local_parallel")
+    if settings is not None:
+        explicit_slots = meta.options.get("local_parallel")
         per_slot = _ctx_per_slot(traces)
         server = {
-            "n_ctx": int(settings.get("n_ctx", 4096)),
+            "n_ctx": settings.n_ctx,
             # Where every level's pool was slots x the same size (the runner's default), the
             # profile says so, so extrapolating to more slots grows the pool as a run would.
             "n_ctx_per_slot": per_slot,
             # The runner gives the server one slot per concurrent task unless told otherwise.
             "n_parallel": int(explicit_slots) if explicit_slots else 0,
-            "kv_unified": bool(settings.get("kv_unified", False)),
-            "threads": int(settings.get("threads", 2)),
-            "n_batch": int(settings.get("batch_size", 512)),
+            "kv_unified": settings.kv_unified,
+            "threads": settings.threads,
+            "n_batch": settings.batch_size,
             # The live sampler sums /slots (each busy slot's whole prompt + generated tokens):
             # the simulated samples are taken the same way, so peaks compare like for like.
             "kv_sampled_as": "slots",
@@ -101,18 +102,18 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     server.update(harness["server"])
     if rates:
         server["rates"] = {**rates, "source": "calibrated"}
-    behaviour_table: dict[str, Any] = {**behaviour, "deadline_s": float(meta.get("time_limit_s") or 7200.0)}
-    if meta.get("agent_kind") == "replay":
+    behaviour_table: dict[str, Any] = {**behaviour, "deadline_s": float(meta.time_limit_s or 7200.0)}
+    if meta.agent_kind == "replay":
         behaviour_table.update(REPLAY_POLICY)
     overlay: dict[str, Any] = {
-        "device": {"name": str(meta.get("device", "device")), "cores": cpus, "gpu": False},
+        "device": {"name": meta.device or "device", "cores": cpus, "gpu": False},
         "server": server,
         "tools": tools,
         "behaviour": behaviour_table,
     }
-    if meta.get("cloud_standin"):
+    if meta.is_standin:
         # The cloud was a second local llama-server on the same cores: simulate it as one.
-        threads = int(meta.get("options", {}).get("local_threads") or server.get("threads") or 0)
+        threads = int(meta.options.get("local_threads") or server.get("threads") or 0)
         overlay["cloud"] = {
             "name": "cloud stand-in (local llama-server)",
             **cloud,
@@ -121,12 +122,12 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
             "standin_threads": threads,
         }
     elif cloud:
-        overlay["cloud"] = {"name": str(meta.get("cloud", {}).get("model", "cloud")), **cloud}
+        overlay["cloud"] = {"name": meta.cloud.model if meta.cloud is not None else "cloud", **cloud}
     overlay["fit"] = {
         "source_runs": [str(p) for p in traces.run_dirs],
         "concurrency": traces.concurrency,
-        "agent_kind": str(meta.get("agent_kind", "")),
-        "cloud_standin": bool(meta.get("cloud_standin", False)),
+        "agent_kind": meta.agent_kind,
+        "cloud_standin": meta.is_standin,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **server_fits,
         **cloud_fits,

@@ -9,32 +9,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
+from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
+from agbench.run_meta import RunMeta, RunSource
 from agbench.store import RunStore
 
 
 @dataclass
 class LiveTraces:
     run_dirs: list[Path]
-    metas: list[dict[str, Any]]
+    metas: list[RunMeta]
     tables: dict[str, pd.DataFrame]
     concurrency: list[int] = field(default_factory=list)
 
     @property
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> RunMeta:
         return self.metas[0]
 
-    def server_settings(self, concurrency: int) -> dict[str, Any]:
+    def server_settings(self, concurrency: int) -> ServerSettings | None:
         """The managed local server's settings at one level (the first run that has them)."""
         for meta in self.metas:
-            servers = meta.get("local", {}).get("servers", {})
-            if str(concurrency) in servers:
-                return dict(servers[str(concurrency)])
-        return {}
+            if meta.local is not None and str(concurrency) in meta.local.servers:
+                return meta.local.servers[str(concurrency)]
+        return None
 
 
 def load_live(run_dirs: list[Path], concurrency: list[int] | None = None) -> LiveTraces:
@@ -42,10 +42,10 @@ def load_live(run_dirs: list[Path], concurrency: list[int] | None = None) -> Liv
     if not run_dirs:
         raise AgbenchError("no run directory given")
     stores = [RunStore.open(Path(d)) for d in run_dirs]
-    metas = [s.meta() for s in stores]
+    metas = [s.run_meta() for s in stores]
     for path, meta in zip(run_dirs, metas, strict=True):
-        if meta.get("source", "live") != "live":
-            raise AgbenchError(f"{path} is a {meta.get('source')} run; calibration needs live runs")
+        if meta.source is not RunSource.LIVE:
+            raise AgbenchError(f"{path} is a {meta.source.value} run; calibration needs live runs")
     per_store = [s.tables() for s in stores]
     tables: dict[str, pd.DataFrame] = {}
     for name in per_store[0]:

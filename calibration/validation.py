@@ -26,6 +26,7 @@ import pyarrow as pa
 from agbench.errors import AgbenchError
 from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
+from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
 from agbench.sim.profiles import load_toml
 from agbench.status import Status
@@ -88,10 +89,12 @@ def records_to_tables(records: list[Any]) -> dict[str, pd.DataFrame]:
     }
 
 
-def run_trajectories(run_dir: Path, meta: dict[str, Any]) -> TrajectorySet:
+def run_trajectories(run_dir: Path, meta: RunMeta | dict[str, Any]) -> TrajectorySet:
     """The trajectory set a replay run followed (copied into the run, or named in its options)."""
+    if isinstance(meta, dict):
+        meta = RunMeta.from_dict(meta)
     candidates = [run_dir / "trajectories.jsonl"]
-    named = meta.get("options", {}).get("trajectories")
+    named = meta.options.get("trajectories")
     if named:
         candidates += [Path(named), run_dir / Path(named).name]
     for path in candidates:
@@ -109,25 +112,25 @@ def simulate_run(
     """(live summary, simulated summary) of one live run directory; ``seed`` defaults to the
     live run's own (it fixes the task order)."""
     store = RunStore.open(run_dir)
-    meta = store.meta()
+    meta = store.run_meta()
     live_tables = store.tables()
-    live = summarize(live_tables, meta)
+    live = summarize(live_tables, store.meta())
     workload = replay_workload(run_trajectories(run_dir, meta))
-    seed = int(meta.get("seed", 0)) if seed is None else seed
-    check_task_order(run_dir, meta.get("task_order", []), workload, seed)
+    seed = meta.seed if seed is None else seed
+    check_task_order(run_dir, meta.task_order, workload, seed)
     records: list[Any] = []
-    servers = meta.get("local", {}).get("servers", {})
+    servers = meta.local.servers if meta.local is not None else {}
     for entry in live["configurations"]:
         conc = int(entry["concurrency"])
         sc = load_scenario(scenario).with_profile(profile_path)
-        settings = servers.get(str(conc), {})
-        if settings:
-            sc.profile.server.n_ctx = int(settings.get("n_ctx", sc.profile.server.n_ctx))
+        settings = servers.get(str(conc))
+        if settings is not None:
+            sc.profile.server.n_ctx = settings.n_ctx
             sc.profile.server.n_ctx_per_slot = 0  # the live run's own pool, as launched
-            sc.profile.server.n_parallel = int(settings.get("n_parallel", sc.profile.server.n_parallel))
-            sc.profile.server.kv_unified = bool(settings.get("kv_unified", sc.profile.server.kv_unified))
-        if meta.get("time_limit_s"):
-            sc.profile.behaviour.deadline_s = float(meta["time_limit_s"])
+            sc.profile.server.n_parallel = settings.n_parallel
+            sc.profile.server.kv_unified = settings.kv_unified
+        if meta.time_limit_s:
+            sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
         runs = live_tables["task_runs"]
         mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry["architecture"])]
         ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}
@@ -140,17 +143,14 @@ def simulate_run(
             device=entry["device"],
             run_id=f"sim-{run_dir.name}",
             # the live monitors' interval: a sampled peak is compared with a sampled peak
-            sample_interval_s=float(meta.get("options", {}).get("sample_interval_s") or 0.5),
+            sample_interval_s=float(meta.options.get("sample_interval_s") or 0.5),
             only=ran,
         )
         records += result.records
-    sim_meta = {
-        "source": "sim",
-        "run_id": f"sim-{run_dir.name}",
-        "agent_kind": "sim-replay",
-        "cloud": meta.get("cloud", {}),
-    }
-    return live, summarize(records_to_tables(records), sim_meta)
+    sim_meta = RunMeta(
+        run_id=f"sim-{run_dir.name}", source=RunSource.SIM, agent_kind=workload.agent_kind, cloud=meta.cloud
+    )
+    return live, summarize(records_to_tables(records), sim_meta.to_dict())
 
 
 def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, seed: int) -> bool:

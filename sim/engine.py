@@ -45,6 +45,7 @@ class SimResult:
     kv_peak_tokens: float = 0.0
     kv_total_tokens: int = 0
     stats: dict[str, float] = field(default_factory=dict)
+    task_order: list[str] = field(default_factory=list)  # the order the tasks were started in
 
     def task_runs(self) -> list[TaskRun]:
         return [r for r in self.records if isinstance(r, TaskRun)]
@@ -210,6 +211,7 @@ def simulate(
             "cpu_replans": float(cpu.replans),
             "context_errors": float(server.context_errors if server is not None else 0),
         },
+        task_order=[t.task for t in queue],
     )
 
 

@@ -2,7 +2,9 @@
 
 Records go into an ``agbench.store.RunStore`` in bulk (``append_records``: columnar parts,
 no journal lines), then compacted, so ``agbench report`` and validation read simulated and
-live runs through one code path. ``run.json`` says ``"source": "sim"`` and the agent kind.
+live runs through one code path. ``run.json`` is the core's :class:`~agbench.run_meta.RunMeta`
+(the shape live runs write) with ``source = sim``, the agent kind, the task order the
+simulator ran, and the simulated device (``server``, ``profile``, ``roofline``, ``sim``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agbench.config import CloudSettings, PriceTable
+from agbench.run_meta import RunMeta, RunSource
 from agbench.sim.engine import SimResult
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.scenario import Scenario
@@ -23,20 +27,31 @@ log = logging.getLogger(__name__)
 
 def run_meta(
     scenario: Scenario, results: list[SimResult], agent_kind: str, seed: int, extra: dict[str, Any]
-) -> dict[str, Any]:
+) -> RunMeta:
+    """The run's ``run.json``; ``extra`` keys (``run_id`` apart) are kept as they are."""
     profile = scenario.profile
-    return {
-        "source": "sim",
-        "run_id": extra.get("run_id", ""),
-        "agent_kind": agent_kind,
-        "device": profile.device.name,
-        "scenario": scenario.name,
-        "scenario_file": str(scenario.path) if scenario.path else "",
-        "seed": seed,
-        "labels": ["simulated"],
-        "architectures": sorted({r.architecture for r in results}),
-        "concurrency": sorted({r.concurrency for r in results}),
-        "server": {
+    prices = profile.cloud.prices
+    return RunMeta(
+        run_id=str(extra.get("run_id", "")),
+        source=RunSource.SIM,
+        device=profile.device.name,
+        agent_kind=agent_kind,
+        seed=seed,
+        architectures=sorted({r.architecture for r in results}),
+        concurrency=sorted({r.concurrency for r in results}),
+        task_order=results[0].task_order if results else [],
+        labels=["simulated"],
+        cloud=CloudSettings(
+            model=profile.cloud.name,
+            prices=PriceTable(
+                cached_input_per_m=prices.cached_input_per_m,
+                uncached_input_per_m=prices.uncached_input_per_m,
+                output_per_m=prices.output_per_m,
+            ),
+        ),
+        scenario=scenario.name,
+        scenario_file=str(scenario.path) if scenario.path else "",
+        server={
             "model": profile.model.name,
             "n_ctx": profile.server.n_ctx,
             "n_ctx_per_slot": profile.server.n_ctx_per_slot,
@@ -44,26 +59,18 @@ def run_meta(
             "kv_unified": profile.server.kv_unified,
             "rates_source": profile.server.rates.source if profile.server.rates else "roofline",
         },
-        "cloud": {
-            "model": profile.cloud.name,
-            "prices": {
-                "cached_input_per_m": profile.cloud.prices.cached_input_per_m,
-                "uncached_input_per_m": profile.cloud.prices.uncached_input_per_m,
-                "output_per_m": profile.cloud.prices.output_per_m,
-            },
-        },
-        "sim": {
+        sim={
             "events": sum(r.events for r in results),
             "wall_clock_s": sum(r.wall_clock_s for r in results),
             "simulated_s": sum(r.suite_wall_s for r in results),
             "kv_peak_tokens": {f"{r.architecture}|{r.concurrency}": r.kv_peak_tokens for r in results},
         },
-        "profile": profile.to_dict(),
-        "roofline": Roofline(profile.device, profile.model, profile.server).assumptions(
+        profile=profile.to_dict(),
+        roofline=Roofline(profile.device, profile.model, profile.server).assumptions(
             max(scenario.concurrency)
         ),
-        **{k: v for k, v in extra.items() if k != "run_id"},
-    }
+        extra={k: v for k, v in extra.items() if k != "run_id"},
+    )
 
 
 def write_run(

@@ -291,7 +291,13 @@ def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 
 
 @main.command()
-@click.option("--scenario", required=True, help="A shipped scenario name or a TOML file.")
+@click.option("--scenario", default=None, help="A shipped scenario name or a TOML file.")
+@click.option(
+    "--explain",
+    default=None,
+    metavar="SCENARIO",
+    help="Print the scenario's tokens/s by batch size with the source of every number, and exit.",
+)
 @click.option("--archs", default=None, help="Default: the scenario's.")
 @click.option("--concurrency", default=None, help="Default: the scenario's.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -315,7 +321,8 @@ def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 @click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
 @_one_line_errors
 def sim(
-    scenario: str,
+    scenario: str | None,
+    explain: str | None,
     archs: str | None,
     concurrency: str | None,
     seed: int,
@@ -332,6 +339,14 @@ def sim(
 ) -> None:
     """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
     --rate, open-loop requests through its server alone)."""
+    if explain is not None:
+        from agbench.sim.predictors.explain import render
+        from agbench.sim.scenario import load_scenario
+
+        click.echo(render(load_scenario(explain)))
+        return
+    if scenario is None:
+        raise click.UsageError("give --scenario (or --explain SCENARIO)")
     if request_trace is not None or rate is not None:
         from agbench.load import levels_for_sim
         from agbench.sim.open_loop import run_load_sim

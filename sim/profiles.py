@@ -48,6 +48,14 @@ class DeviceProfile:
     memory_overhead_gb: float = 1.0  # runtime buffers, compute graph, OS share of unified memory
     bandwidth_efficiency: float = 0.7  # achieved / peak bandwidth in decode
     compute_efficiency: float = 0.4  # achieved / peak compute in prefill
+    # Decode kernels at small batches are neither free nor compute bound: each extra token in a
+    # decode micro-batch adds this share of the one-token step (published llama.cpp micro-batch
+    # tables for the GPU class and backend; predictors/roofline.py).
+    batch_growth_per_token: float = 0.0
+    # Micro-batch tokens up to which llama.cpp decodes with its mat-vec kernels (8 on CUDA and
+    # Vulkan); beyond it the tiled matmul kernels take about as long until compute bound. 0: no limit.
+    vec_kernel_max_tokens: int = 0
+    sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
 
 @dataclass
@@ -63,6 +71,7 @@ class ModelProfile:
     kv_bits: float = 16.0  # 16 = f16 cache; 8.5 = q8_0 (32 values + one f16 scale per block)
     q_heads: int = 0  # attention (query) heads; 0 = assume 4 x kv_heads (common GQA ratio)
     max_output_tokens: int = 8192
+    sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
     @property
     def weight_bytes(self) -> float:
@@ -79,8 +88,10 @@ class ServerRates:
     """How fast the local server works, in the form the simulator integrates analytically.
 
     One decode *step* advances every decoding sequence by ``spec_tokens_per_step`` tokens and
-    takes ``decode_step_s + decode_step_per_seq_s * (b - 1) + decode_step_per_kv_token_s * K``
-    seconds for a batch of ``b`` sequences holding ``K`` context tokens in all. Prompt tokens
+    takes ``max(decode_step_s + decode_step_per_seq_s * (min(b, s) - 1), decode_compute_per_seq_s * b)
+    + decode_step_per_kv_token_s * K`` seconds (``s`` = ``decode_batch_saturation`` when set) for a batch of ``b`` sequences holding ``K``
+    context tokens in all: the weight reads (growing with the batch as the kernels do) or the
+    batch's matmul work at the achieved compute rate, whichever bounds, plus the KV reads. Prompt tokens
     are processed at ``prefill_tok_s / (1 + prefill_ctx_slowdown_per_k * ctx / 1000)``.
     While prompts and decodes share the server, each step also carries a prompt chunk that
     fills the batch to ``n_batch`` tokens (llama.cpp's continuous batching), so decodes slow
@@ -93,17 +104,25 @@ class ServerRates:
     decode_step_s: float = 0.0135
     decode_step_per_seq_s: float = 0.0227
     decode_step_per_kv_token_s: float = 0.0
+    decode_compute_per_seq_s: float = 0.0  # one sequence's matmul work per step at the achieved compute rate
+    decode_batch_saturation: float = (
+        0.0  # sequences beyond which the weight-read term stops growing; 0: never
+    )
     spec_tokens_per_step: float = 1.0  # tokens accepted per sequence per step (MTP/draft)
     source: str = "default"  # "roofline", "calibrated", "measured", ... (reports say it)
+    sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
     def decode_step(self, batch: int, kv_tokens: float) -> float:
         if batch <= 0:
             return 0.0
-        return (
-            self.decode_step_s
-            + self.decode_step_per_seq_s * (batch - 1)
-            + self.decode_step_per_kv_token_s * kv_tokens
+        grows = (
+            batch
+            if self.decode_batch_saturation <= 0 or batch < self.decode_batch_saturation
+            else self.decode_batch_saturation
         )
+        weights = self.decode_step_s + self.decode_step_per_seq_s * (grows - 1)
+        compute = self.decode_compute_per_seq_s * batch
+        return (weights if weights >= compute else compute) + self.decode_step_per_kv_token_s * kv_tokens
 
     def prefill_rate(self, ctx: float) -> float:
         return self.prefill_tok_s / (1.0 + self.prefill_ctx_slowdown_per_k * ctx / 1000.0)
@@ -155,9 +174,13 @@ class ServerProfile:
     # the call's TTFT and total time, as the live proxy measures them.
     request_overhead_s: float = 0.0
     spec_draft_max: int = 0  # speculative decoding: draft tokens per step (MTP heads, draft model)
-    spec_acceptance: float = 0.0  # probability each successive draft token is accepted
-    spec_step_overhead: float = 0.0  # extra step time for drafting + verifying, as a fraction
+    # llama.cpp's reported draft acceptance rate (accepted / drafted): 1 + drafts x this tokens per step
+    spec_acceptance: float = 0.0
+    # extra time of a one-sequence step that drafts and verifies, as a fraction of a plain step
+    # (what a published MTP speedup at one sequence implies: (1 + drafts x acceptance) / speedup - 1)
+    spec_step_overhead: float = 0.0
     rates: ServerRates | None = None  # None: derive from device + model (predictors/roofline.py)
+    sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
     def slots(self, concurrency: int) -> int:
         return self.n_parallel if self.n_parallel > 0 else max(1, concurrency)

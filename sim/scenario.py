@@ -31,6 +31,7 @@ from typing import Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml
 from agbench.sim.workloads.base import Workload
 from agbench.sim.workloads.replay import replay_workload
@@ -143,6 +144,9 @@ def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) 
     trajectories = wl.pop("trajectories", None)
     if wl:
         raise AgbenchError(f"{where}: [workload] unknown key(s) {', '.join(sorted(wl))}")
+    roof = Roofline(profile.device, profile.model, profile.server)
+    for level in concurrency:  # a pool that cannot be allocated is a clear error, not a simulation
+        roof.check_fits(level, where)
     return Scenario(
         name=str(meta.get("name", path.stem)),
         profile=profile,

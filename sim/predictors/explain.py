@@ -1,0 +1,221 @@
+"""``agbench sim --explain SCENARIO``: the local server's throughput by batch size, with sources.
+
+For batch sizes 1, 2, 4, 8, 16 and two context lengths per sequence, the decode rate per
+sequence and in total and the prefill rate, computed with the very ``ServerRates`` the
+simulator integrates (``resolve_rates``: measured/calibrated ``[server.rates]`` where the
+scenario has them, else the roofline). Every input those numbers depend on is listed with
+its value and the source the scenario file gives for it (``sources`` tables beside the
+values); an input without one is printed as ``UNSOURCED``, which a test forbids for the
+shipped scenarios.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agbench.sim.predictors.fitted import resolve_rates
+from agbench.sim.predictors.roofline import GB, Roofline
+from agbench.sim.profiles import Profile, ServerRates
+from agbench.sim.scenario import Scenario
+
+BATCHES = (1, 2, 4, 8, 16)
+UNSOURCED = "UNSOURCED"
+
+# The inputs each column depends on: (table, field); "server.rates" = the measured table.
+ROOFLINE_DECODE = (
+    ("device", "bandwidth_gb_s"),
+    ("device", "bandwidth_efficiency"),
+    ("device", "batch_growth_per_token"),
+    ("device", "vec_kernel_max_tokens"),
+    ("device", "compute_tflops"),
+    ("device", "compute_efficiency"),
+    ("model", "params_b"),
+    ("model", "weight_bits"),
+    ("model", "layers"),
+    ("model", "kv_heads"),
+    ("model", "head_dim"),
+    ("model", "kv_bits"),
+    ("server", "spec_draft_max"),
+    ("server", "spec_acceptance"),
+    ("server", "spec_step_overhead"),
+)
+ROOFLINE_PREFILL = (
+    ("device", "compute_tflops"),
+    ("device", "compute_efficiency"),
+    ("model", "params_b"),
+    ("model", "layers"),
+    ("model", "q_heads"),
+    ("model", "head_dim"),
+)
+MEASURED_DECODE = (
+    ("server.rates", "decode_step_s"),
+    ("server.rates", "decode_step_per_seq_s"),
+    ("server.rates", "decode_step_per_kv_token_s"),
+    ("server.rates", "spec_tokens_per_step"),
+)
+MEASURED_PREFILL = (("server.rates", "prefill_tok_s"), ("server.rates", "prefill_ctx_slowdown_per_k"))
+MEMORY = (
+    ("device", "memory_gb"),
+    ("device", "memory_overhead_gb"),
+    ("model", "params_b"),
+    ("model", "weight_bits"),
+    ("model", "layers"),
+    ("model", "kv_heads"),
+    ("model", "head_dim"),
+    ("model", "kv_bits"),
+    ("server", "n_ctx"),
+    ("server", "n_ctx_per_slot"),
+)
+
+
+@dataclass(frozen=True)
+class ScalingRow:
+    """One batch size at one context length: tokens/s, and what bounds the decode step."""
+
+    context: int
+    batch: int
+    decode_per_seq: float
+    decode_total: float
+    prefill_total: float
+    bound: str  # "bandwidth" | "compute" | "measured rates" | "exceeds pool"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input of the table: where it lives, its value and where that value comes from."""
+
+    table: str
+    field: str
+    value: Any
+    source: str
+
+
+def contexts(profile: Profile) -> tuple[int, int]:
+    """Two context lengths per sequence: a short turn and a long history (bounded by the pool)."""
+    pool = profile.server.pool_tokens(1)
+    return min(1024, max(1, pool // 16)), min(16384, max(1, pool // 2))
+
+
+def decode_bound(rates: ServerRates, batch: int) -> str:
+    sat = rates.decode_batch_saturation
+    grows = batch if sat <= 0 or batch < sat else sat
+    weights = rates.decode_step_s + rates.decode_step_per_seq_s * (grows - 1)
+    return "compute" if rates.decode_compute_per_seq_s * batch > weights else "bandwidth"
+
+
+def scaling_rows(profile: Profile) -> list[ScalingRow]:
+    rates = resolve_rates(profile)
+    rows: list[ScalingRow] = []
+    for ctx in contexts(profile):
+        for b in BATCHES:
+            step = rates.decode_step(b, b * ctx)
+            per_seq = rates.spec_tokens_per_step / step
+            over = b * ctx > profile.server.pool_tokens(b)
+            rows.append(
+                ScalingRow(
+                    ctx,
+                    b,
+                    per_seq,
+                    b * per_seq,
+                    rates.prefill_rate(ctx),
+                    "exceeds pool"
+                    if over
+                    else (decode_bound(rates, b) if rates.source == "roofline" else f"{rates.source} rates"),
+                )
+            )
+    return rows
+
+
+def _table(profile: Profile, name: str) -> Any:
+    if name == "server.rates":
+        return profile.server.rates
+    return getattr(profile, name)
+
+
+def source_of(profile: Profile, table: str, field: str) -> Source:
+    obj = _table(profile, table)
+    value = getattr(obj, field)
+    text = obj.sources.get(field, "") if obj is not None else ""
+    return Source(table, field, value, text or UNSOURCED)
+
+
+def inputs(profile: Profile) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Column -> the inputs it depends on, for this profile's kind of rates."""
+    measured = profile.server.rates is not None
+    return {
+        "decode": MEASURED_DECODE if measured else ROOFLINE_DECODE,
+        "prefill": MEASURED_PREFILL if measured else ROOFLINE_PREFILL,
+        "memory": MEMORY,
+    }
+
+
+def all_sources(profile: Profile) -> list[Source]:
+    seen: dict[tuple[str, str], Source] = {}
+    for keys in inputs(profile).values():
+        for table, field in keys:
+            seen.setdefault((table, field), source_of(profile, table, field))
+    return list(seen.values())
+
+
+def memory_line(profile: Profile, concurrency: int) -> str:
+    roof = Roofline(profile.device, profile.model, profile.server)
+    pool = profile.server.pool_tokens(concurrency)
+    kv_gb = pool * profile.model.kv_bytes_per_token / GB
+    need = roof.memory_needed_gb(concurrency)
+    verdict = "fits" if need <= profile.device.memory_gb + 1e-9 else "DOES NOT FIT"
+    return (
+        f"memory at C = {concurrency}: weights {roof.weight_gb():.2f} GB + KV pool {kv_gb:.2f} GB "
+        f"({pool:,} tokens x {profile.model.kv_bytes_per_token / 1024:.1f} KiB) + overhead "
+        f"{profile.device.memory_overhead_gb:g} GB = {need:.2f} of {profile.device.memory_gb:g} GB: {verdict} "
+        f"(at most {roof.kv_capacity_tokens():,} KV tokens fit)"
+    )
+
+
+def render(scenario: Scenario) -> str:
+    """The explain text: memory, the scaling table, and the source of every input."""
+    p = scenario.profile
+    rates = resolve_rates(p)
+    refs = {(s.table, s.field): f"[{i + 1}]" for i, s in enumerate(all_sources(p))}
+    cols = inputs(p)
+    lines = [
+        f"{scenario.name}: {p.device.name} running {p.model.name} (rates: {rates.source})",
+        memory_line(p, max(scenario.concurrency)),
+        "",
+        f"{'context':>8s} {'batch':>5s} {'decode tok/s per seq':>21s} {'decode tok/s total':>19s} "
+        f"{'prefill tok/s':>14s}  decode bound",
+    ]
+    for r in scaling_rows(p):
+        lines.append(
+            f"{r.context:8,d} {r.batch:5d} {r.decode_per_seq:21.1f} {r.decode_total:19.1f} "
+            f"{r.prefill_total:14,.0f}  {r.bound}"
+        )
+    lines += [
+        "",
+        "decode columns from " + " ".join(refs[k] for k in cols["decode"]),
+        "prefill column from " + " ".join(refs[k] for k in cols["prefill"]),
+        "memory line from " + " ".join(refs[k] for k in cols["memory"]),
+    ]
+    if not p.device.gpu:
+        lines.append(
+            f"CPU-only: these are rates on idle cores; tools of concurrent tasks share the same {p.device.cores} "
+            "cores with inference (entities/cpu.py), which slows both in the simulation"
+        )
+    lines.append("sources:")
+    for s in all_sources(p):
+        lines.append(f"  {refs[(s.table, s.field)]} {s.table}.{s.field} = {s.value}: {s.source}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "BATCHES",
+    "UNSOURCED",
+    "ScalingRow",
+    "Source",
+    "all_sources",
+    "contexts",
+    "inputs",
+    "memory_line",
+    "render",
+    "scaling_rows",
+]

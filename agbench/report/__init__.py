@@ -13,8 +13,10 @@ from agbench.errors import RunDirError
 from agbench.report.html import render
 from agbench.report.summary import RunReport, comparison_summary, load_run, run_tags, write_json
 from agbench.report.tables import write_graded_results, write_results_csv
+from agbench.report.timeline_svg import timeline_svg
+from agbench.timeline import TIMELINE_FILE, chrome_trace, read_timeline_tables, save_timeline
 
-REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.jsonl")
+REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.jsonl", TIMELINE_FILE)
 
 
 def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
@@ -25,9 +27,14 @@ def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
         write_results_csv(report.tables["task_runs"], root / "results.csv"),
         write_graded_results(report.tables["task_runs"], root / "graded_results.jsonl"),
     ]
+    trace = chrome_trace(read_timeline_tables(root), label=root.name)
+    written.append(save_timeline(trace, root))
     page = root / "summary.html"
     page.write_text(
-        render(report.summary, [(tag or str(report.summary["source"]), report)]), encoding="utf-8"
+        render(
+            report.summary, [(tag or str(report.summary["source"]), report)], timeline=timeline_svg(trace)
+        ),
+        encoding="utf-8",
     )
     written.append(page)
     return written

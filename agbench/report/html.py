@@ -163,8 +163,11 @@ def _figure(title: str, svg: str | None, note: str = "") -> str:
     return f"<h2>{_e(title)}</h2><figure>{svg}{caption}</figure>"
 
 
-def render(summary: dict[str, Any], reports: Sequence[tuple[str, RunReport]]) -> str:
-    """The whole page for one run's summary, or for a comparison summary."""
+def render(
+    summary: dict[str, Any], reports: Sequence[tuple[str, RunReport]], timeline: str | None = None
+) -> str:
+    """The whole page for one run's summary, or for a comparison summary; ``timeline`` is
+    the static SVG of the busiest configuration's timeline (``report/timeline_svg.py``)."""
     configs = summary["configurations"]
     tagged = bool(summary.get("comparison"))
     title = "agbench comparison" if tagged else f"agbench run {summary.get('run_id') or ''}".strip()
@@ -222,6 +225,14 @@ def render(summary: dict[str, Any], reports: Sequence[tuple[str, RunReport]]) ->
             "no server samples were recorded" if not any(c["server_samples"] for c in configs) else "",
         )
     )
+    if not tagged:
+        parts.append(
+            _figure(
+                "Timeline of the busiest configuration",
+                timeline,
+                "each lane holds one attempt at a time; open timeline.json in Perfetto UI or chrome://tracing for every configuration",
+            )
+        )
     parts.append("<h2>Run metadata</h2>")
     if tagged:
         for run in summary["runs"]:

@@ -18,6 +18,7 @@ from agbench.metrics import read_tables
 from agbench.metrics.load import PERCENTILES, load_summary
 from agbench.report.plots import _subplots, to_svg
 from agbench.store import RunStore
+from agbench.timeline import write_timeline
 
 #: The columns a load summary reads (more of model_calls than a sweep's summary needs).
 LOAD_COLUMNS: dict[str, list[str]] = {
@@ -120,7 +121,7 @@ def write_load_report(run_dir: Path) -> list[Path]:
         writer.writerows(summary["levels"])
     page = run_dir / "summary.html"
     page.write_text(render_load(summary), encoding="utf-8")
-    return [out_json, out_csv, page]
+    return [out_json, out_csv, page, write_timeline(run_dir)]
 
 
 __all__ = ["render_load", "write_load_report"]

@@ -5,7 +5,8 @@
 1. The paper's matrix: 2 devices x 4 architectures x C = 1, 2, 4, 8 x 60 tasks (1,920 task
    executions) in this one process: wall and CPU seconds, SimPy events, events/s, simulated
    device time / real time, and peak memory (RSS of the process, and what the matrix added).
-2. A slice of it (LO and HLL on the RTX 5090, the first ``--slice-tasks`` tasks) simulated
+2. A slice of it (LO and HLL on the RTX 5090, the first ``--slice-tasks`` tasks of the seeded
+   order, as ``--limit`` picks them) simulated
    with the analytic server and with the naive per-token server
    (``sim/entities/per_token_server.py``: a timeout per decode step and an event per generated
    token per sequence, same slots, KV pool, prefix cache and rates). For each concurrency it

@@ -1,0 +1,77 @@
+"""The simulator records through the core: its labels, its task order, its counters.
+
+- every simulated row's agent label, endpoint, message kind, error class and status is a
+  value of the core's enums, and HLL's consultation is labelled ``cloud`` (as live);
+- each ``task_runs`` row is what its own rows add up to (one counters-to-row function);
+- the tasks run in the core's one order (``select_tasks``), and ``--limit`` takes its first N.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from agbench.attempt import AgentLabel, Endpoint, ErrorClass, MessageKind
+from agbench.records import Message, ModelCall, TaskRun, ToolCall
+from agbench.sim import load_scenario, simulate
+from agbench.status import Status
+from agbench.task import select_tasks
+
+
+def test_rows_use_the_core_vocabulary_and_add_up_to_the_task_run() -> None:
+    sc = load_scenario("this-machine-smollm2")
+    workload = sc.workload(limit=6)
+    for arch in ("LO", "CO", "HCL", "HLL"):
+        result = simulate(sc.profile, arch, 2, 0, workload)
+        per_attempt: dict[tuple[str, int], list[object]] = defaultdict(list)
+        for row in result.records:
+            if isinstance(row, ModelCall):
+                AgentLabel(row.agent), Endpoint(row.endpoint), ErrorClass(row.error_class)
+                assert Endpoint(row.endpoint) is AgentLabel(row.agent).endpoint
+            elif isinstance(row, ToolCall):
+                AgentLabel(row.agent)
+            elif isinstance(row, Message):
+                MessageKind(row.kind), AgentLabel(row.sender), AgentLabel(row.receiver)
+            elif isinstance(row, TaskRun):
+                Status(row.status)
+            if hasattr(row, "task"):
+                assert (row.run_id, row.device, row.architecture, row.concurrency) == (
+                    "sim",
+                    sc.profile.device.name,
+                    arch,
+                    2,
+                )
+                per_attempt[(row.task, row.attempt)].append(row)
+        for rows in per_attempt.values():
+            [run] = [r for r in rows if isinstance(r, TaskRun)]
+            calls = [r for r in rows if isinstance(r, ModelCall)]
+            cloud = [c for c in calls if c.endpoint == Endpoint.CLOUD]
+            assert run.agent_kind == "sim-synthetic"
+            assert run.model_calls == len(calls) and run.cloud_calls == len(cloud)
+            assert run.tool_calls == sum(isinstance(r, ToolCall) for r in rows)
+            assert run.prompt_tokens == sum(c.prompt_tokens for c in calls)
+            assert run.cloud_prompt_tokens == sum(c.prompt_tokens for c in cloud)
+            waited = sum(c.total_s for c in calls) + sum(r.wall_s for r in rows if isinstance(r, ToolCall))
+            assert abs(run.local_model_s + run.cloud_model_s + run.tools_s - waited) < 1e-6
+        if arch == "HLL":
+            consults = [r for r in result.records if isinstance(r, Message)]
+            assert consults and {(m.kind, m.sender, m.receiver) for m in consults} == {
+                (MessageKind.CONSULT, AgentLabel.LOCAL, AgentLabel.CLOUD)
+            }
+            agents = {r.agent for r in result.records if isinstance(r, ModelCall)}
+            assert agents == {AgentLabel.LOCAL, AgentLabel.CLOUD}
+        if arch == "CO":
+            tools = {r.agent for r in result.records if isinstance(r, ToolCall)}
+            assert tools == {AgentLabel.CLOUD}  # the cloud lead calls the tools, as live
+
+
+def test_tasks_run_in_the_core_order_and_limit_takes_its_first_n() -> None:
+    sc = load_scenario("this-machine-smollm2")
+    full = sc.workload()
+    for seed in (0, 3):
+        order = [t.task for t in select_tasks(full.tasks, seed=seed)]
+        result = simulate(sc.profile, "CO", 1, seed, full)
+        assert result.task_order == order
+        started = [r.task for r in sorted(result.task_runs(), key=lambda r: r.t_start)]
+        assert started == order  # C = 1: each task starts when the previous one ends
+        limited = simulate(sc.profile, "CO", 1, seed, sc.workload(limit=5))
+        assert limited.task_order == order[:5]

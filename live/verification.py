@@ -110,7 +110,11 @@ async def verify(
     try:
         await sandbox.stop()
         verifier_dir = prepare_verifier_dir(task, answer, sandbox.attempt_dir / "grading" / "verifier")
-        grader = sandbox.grading_twin(GradingMounts(verifier_dir, task.environment_dir))
+        pristine = task.environment_dir
+        if not pristine.is_dir():  # a task without inputs (rt-transit-pass) still gets an empty /pristine
+            pristine = sandbox.attempt_dir / "grading" / "no-inputs"
+            pristine.mkdir(parents=True, exist_ok=True)
+        grader = sandbox.grading_twin(GradingMounts(verifier_dir, pristine))
         try:
             await grader.start()
             res = await grader.exec(VERIFIER_COMMAND, timeout_s=timeout_s, cwd=WORK_DIR)

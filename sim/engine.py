@@ -92,7 +92,7 @@ def cloud_standin_server(
         sample_hook=lambda s, **at: sample(s, STANDIN_SERVER, **at),
         sample_interval_s=sample_interval_s,
         cpu_consumer="inference-cloud-standin",
-        kv_bytes_per_token=profile.model.kv_bytes_per_token(),
+        kv_bytes_per_token=profile.model.kv_bytes_per_token,
     )
 
 
@@ -157,7 +157,7 @@ def simulate(
             cpu=None if profile.device.gpu else cpu,
             sample_hook=sample,
             sample_interval_s=sample_interval_s,
-            kv_bytes_per_token=profile.model.kv_bytes_per_token(),
+            kv_bytes_per_token=profile.model.kv_bytes_per_token,
         )
     standin = (
         cloud_standin_server(env, profile, concurrency, cpu, sample, sample_interval_s)

@@ -102,6 +102,7 @@ def simulate_load(
         cpu=None if profile.device.gpu else cpu,
         sample_hook=sample,
         sample_interval_s=sample_interval_s,
+        kv_bytes_per_token=profile.model.kv_bytes_per_token,
     )
     overhead = profile.server.request_overhead_s
 

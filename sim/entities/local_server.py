@@ -25,6 +25,7 @@ import simpy
 
 from agbench.errors import AgbenchError
 from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.entities.prompt_cache import CachedPrompt, PromptCache
 from agbench.sim.profiles import ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
 
@@ -80,6 +81,7 @@ class LocalServer:
         sample_hook: SampleHook | None = None,
         sample_interval_s: float = 5.0,
         cpu_consumer: str = "inference",
+        kv_bytes_per_token: float = 0.0,
     ) -> None:
         self.env = env
         self.settings = settings
@@ -107,6 +109,15 @@ class LocalServer:
         self.slot_ctx = settings.slot_ctx(concurrency)
         self.pool_tokens = settings.pool_tokens(concurrency)
         self.choose = slot_policy(settings.slot_policy)
+        # --cache-ram: bounded in bytes, i.e. in tokens of this model's KV (unbounded when the
+        # model's KV size is not given); never smaller than the pool, as llama.cpp's token limit
+        self.prompt_cache: PromptCache | None = None
+        if settings.prompt_cache_mib > 0:
+            limit = settings.prompt_cache_mib * 2**20 / kv_bytes_per_token if kv_bytes_per_token > 0 else 0.0
+            self.prompt_cache = PromptCache(max(limit, float(self.pool_tokens)) if limit else 0.0)
+        self._clear_idle_on_launch = bool(
+            self.prompt_cache is not None and settings.cache_idle_slots and settings.kv_unified
+        )
         self.queue: deque[LocalRequest] = deque()
         self.active: list[LocalRequest] = []
         self.cpu = cpu
@@ -247,6 +258,13 @@ class LocalServer:
             req.prompt_tokens,
             self.settings.slot_prompt_similarity,
         )
+        if self.prompt_cache is not None:
+            self._swap_through_prompt_cache(slot, req)
+            if self._clear_idle_on_launch:
+                for other in idle:
+                    if other is not slot and other.tokens > 0:
+                        self._save_slot(other)
+                        self._clear_slot(other)
         cached = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
         cached = max(
             0, min(cached, req.prompt_tokens - 1)
@@ -298,6 +316,36 @@ class LocalServer:
             self._finish(r)
             if self._purge_on_full and r.slot is not None:  # llama.cpp clears their prompts
                 self._clear_slot(r.slot)
+
+    def _save_slot(self, slot: Slot) -> None:
+        assert self.prompt_cache is not None
+        self.prompt_cache.save(CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens))
+
+    def _swap_through_prompt_cache(self, slot: Slot, req: LocalRequest) -> None:
+        """``get_available_slot``'s cache update: when the slot was taken as the least recently
+        used one, or would keep under half of its tokens, its state goes to the prompt cache and
+        the best cached state for the new prompt (if better than what the slot holds) comes back."""
+        assert self.prompt_cache is not None
+        lcp = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
+        by_similarity = (
+            slot.tokens > 0
+            and req.prompt_tokens > 0
+            and lcp / req.prompt_tokens > self.settings.slot_prompt_similarity
+        )
+        if by_similarity and lcp / slot.tokens >= 0.5:
+            return
+        base = CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens) if slot.tokens > 0 else None
+        if base is not None:
+            self.prompt_cache.save(base)
+        restored = self.prompt_cache.load(base, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
+        if restored is not None:
+            self._idle_tokens += restored.tokens - slot.tokens
+            slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens = (
+                restored.conv,
+                restored.sys_key,
+                restored.sys_tokens,
+                restored.tokens,
+            )
 
     def _clear_slot(self, slot: Slot) -> None:
         self._idle_tokens -= slot.tokens

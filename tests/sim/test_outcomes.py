@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from typing import Any
+
 import simpy
 
 from agbench.sim.engine import simulate
@@ -54,13 +57,39 @@ def test_unified_pool_exhausted_fails_every_request_in_flight() -> None:
     assert settings.n_ctx > 1200 + 500
 
 
-def test_next_turn_reuses_its_slot_prefix_unless_another_request_took_the_slot() -> None:
+def test_next_turn_reuses_its_slot_prefix_or_gets_it_back_from_the_prompt_cache() -> None:
+    # Measured on llama-server (xllamacpp 2026.10, 2 slots): A, B, C (C takes A's slot), then
+    # A's next turn is served with A's whole previous prompt cached, restored from --cache-ram.
     one_slot = ServerProfile(n_ctx=8192, n_parallel=1)
     _first, second = serve(one_slot, [(0, "a", 1000, 50), (10, "a", 1200, 50)])
     assert second.cached == 1050  # prompt + reply of the previous turn
-    _a1, b, a2 = serve(one_slot, [(0, "a", 1000, 50), (5, "b", 900, 50), (10, "a", 1200, 50)])
+    turns = [(0, "a", 1000, 50), (5, "b", 900, 50), (10, "a", 1200, 50)]
+    _a1, b, a2 = serve(one_slot, turns)
     assert b.cached == 100  # only the shared system prompt
-    assert a2.cached == 100  # b overwrote a's history in the only slot
+    assert a2.cached == 1050  # b took the only slot; a's state came back from the prompt cache
+    no_ram_cache = ServerProfile(n_ctx=8192, n_parallel=1, prompt_cache_mib=0)
+    _a1, b, a2 = serve(no_ram_cache, turns)
+    assert (b.cached, a2.cached) == (100, 100)  # without --cache-ram, b overwrote a's history
+
+
+def test_idle_slots_of_a_unified_pool_are_saved_and_cleared_when_a_task_starts() -> None:
+    unified = ServerProfile(n_ctx=4096, n_parallel=2, kv_unified=True, idle_cache_holds_kv=True)
+    env = simpy.Environment()
+    server = LocalServer(env, unified, RATES, 2)
+
+    def turns() -> Generator[simpy.Event, Any, None]:
+        yield server.submit("a", "sys", 100, 1500, 10).done
+        assert server.kv_in_use() == 1510  # a's idle slot still holds its cells
+        req = server.submit("b", None, 0, 300, 10)
+        assert server.kv_in_use() == 0  # launching b saved a to RAM and cleared its slot
+        yield req.done
+        again = server.submit("a", "sys", 100, 1600, 10)
+        yield again.done
+        assert again.cached == 1510  # restored from the prompt cache
+
+    env.process(turns())
+    env.run()
+    assert server.prompt_cache is not None and server.prompt_cache.restores == 1
 
 
 def _lo_trajectory(turns: int, added: int, out: int) -> Trajectory:

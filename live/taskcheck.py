@@ -104,24 +104,35 @@ async def _apply(sandbox: Sandbox, case: Case, oracle_state: Path | None) -> Non
         await sandbox.write_file(f"{WORK_DIR}/{rel}", data)
 
 
-async def _grade_case(
+async def grade_case(
     task: Task, backend: str, attempt_dir: Path, case: Case, oracle_state: Path | None, oracle_answer: str
-) -> CaseResult:
+) -> Verdict:
+    """Grade one case in a fresh sandbox (raises SandboxError/OSError when it cannot)."""
     sandbox = create_sandbox(backend, task, attempt_dir)
     try:
         await sandbox.start()
         await _apply(sandbox, case, oracle_state)
-        verdict = await verify(sandbox, task, oracle_answer if case.answer is None else case.answer)
-    except (SandboxError, OSError) as exc:
-        return CaseResult(case.kind, case.name, False, f"sandbox: {exc}")
+        return await verify(sandbox, task, oracle_answer if case.answer is None else case.answer)
     finally:
         await sandbox.destroy()
         shutil.rmtree(attempt_dir, ignore_errors=True)
+
+
+async def _grade_case(
+    task: Task, backend: str, attempt_dir: Path, case: Case, oracle_state: Path | None, oracle_answer: str
+) -> CaseResult:
+    try:
+        verdict = await grade_case(task, backend, attempt_dir, case, oracle_state, oracle_answer)
+    except (SandboxError, OSError) as exc:
+        return CaseResult(case.kind, case.name, False, f"sandbox: {exc}")
     return judge(case, verdict)
 
 
-async def _oracle(task: Task, backend: str, attempt_dir: Path, state: Path) -> tuple[CaseResult, str | None]:
-    """Run and grade the oracle; keep its end state in ``state`` for the after-oracle cases."""
+async def run_oracle_case(
+    task: Task, backend: str, attempt_dir: Path, state: Path
+) -> tuple[CaseResult, str | None]:
+    """Run and grade the oracle; keep its end state in ``state`` for the after-oracle cases;
+    (the result, the oracle's answer or None when it could not run)."""
     case = Case("oracle", "oracle")
     sandbox = create_sandbox(backend, task, attempt_dir)
     try:
@@ -146,7 +157,7 @@ async def check_task(task: Task, backend: str, work_root: Path) -> TaskCheck:
     except AgbenchError as exc:
         return TaskCheck(task.id, (), time.monotonic() - t0, str(exc))
     state = work_root / f"{task.id}-oracle-state"
-    oracle, answer = await _oracle(task, backend, work_root / f"{task.id}-oracle", state)
+    oracle, answer = await run_oracle_case(task, backend, work_root / f"{task.id}-oracle", state)
     results = [oracle]
     cases = [Case("null", "null agent", False, {}, (), "")]
     if answer is not None:

@@ -1,0 +1,61 @@
+"""Every verifier of the suite, graded in real bubblewrap grading sandboxes:
+
+- a planted per-user site file, ``.pth`` file or exit hook in /work changes no verdict (the
+  oracle's end state with the hooks planted is graded exactly as without them);
+- no verifier raises (``failed_grader``) when its inputs are missing or hold non-UTF-8 bytes.
+
+One oracle run per task, then three gradings; slow (minutes for the 60 tasks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agbench.live.taskcases import Case, generic_cases, tree_digests
+from agbench.live.taskcheck import grade_case, run_oracle_case
+from agbench.status import Status
+from agbench.task import Task, load_suite
+
+pytestmark = [
+    pytest.mark.bwrap,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+]
+NOT_UTF8 = b"\xff\xfe\x00\xc3\x28 not utf-8\n"
+SUITE = load_suite()
+
+
+async def _grade_all(task: Task, root: Path) -> list[str]:
+    state = root / "oracle-state"
+    oracle, answer = await run_oracle_case(task, "bwrap", root / "oracle", state)
+    assert answer is not None and oracle.ok, oracle.detail
+    inputs = tree_digests(task.environment_dir)
+    written = tree_digests(state)
+    planted = {}
+    for case in generic_cases(task, inputs, written):
+        if "planted" in case.name or "exit hook" in case.name:
+            planted.update(case.write)
+    everything = sorted(set(inputs) | set(written))
+    cases = {
+        "planted": Case("adversarial", "planted site files and exit hooks", True, planted),
+        "missing": Case("adversarial", "every input missing", False, {}, tuple(inputs)),
+        "not utf-8": Case("adversarial", "non-UTF-8 everywhere", True, dict.fromkeys(everything, NOT_UTF8)),
+    }
+    problems = []
+    for name, case in cases.items():
+        verdict = await grade_case(task, "bwrap", root / name.replace(" ", "-"), case, state, answer)
+        if name == "planted" and (verdict.status, verdict.reward) != (Status.SUCCESS, 1.0):
+            problems.append(f"{task.id}: planted hooks changed the oracle's verdict: {verdict}")
+        if verdict.status == Status.FAILED_GRADER:
+            problems.append(f"{task.id}: {case.name} crashed the verifier: {verdict.reason}")
+    return problems
+
+
+@pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
+def test_planted_hooks_change_nothing_and_bad_inputs_crash_nothing(task: Task, tmp_path: Path) -> None:
+    problems = asyncio.run(_grade_all(task, tmp_path))
+    assert not problems, "\n".join(problems)

@@ -582,7 +582,7 @@ class Text(Field):
                 if _norm_text(choice) == value:
                     return choice
             raise Fail(f"{raw.strip()!r} is not one of {', '.join(self.choices)}")
-        if _LIST_WORDS.search(_clean(raw)):
+        if _LIST_WORDS.search(re.sub(r"\w+://\S+", "url", _clean(raw))):
             raise Fail(f"more than one candidate in {raw.strip()!r}")
         return value
 
@@ -751,7 +751,7 @@ def fields(text: str, spec: Mapping[str, Field]) -> dict[str, object]:
     text = _clean(text) if json_pairs is None else ""
     keys = "|".join(f"(?:{_key_pattern(k)})" for k in spec)
     start = re.compile(rf"(?<![\w])(?P<key>{keys})[\s*`_]*(?P<sep>=|:|：)", re.IGNORECASE)
-    generic = re.compile(r"(?:^|(?<=[\s|;,(]))[A-Za-z_][\w-]*[\s*`]*[=:](?!\d)")
+    generic = re.compile(r"(?:^|(?<=[\s|;,(]))[A-Za-z_][\w-]*[\s*`]*[=:](?!\d|//)")
     occurrences: dict[str, list[str]] = {k: [] for k in spec}
     if json_pairs is not None:
         for k, v in json_pairs.items():

@@ -129,6 +129,15 @@ def test_fields_refuse_missing_duplicated_or_hedged_values(text: str) -> None:
         fields(text, {"tax": Number(), "due": Number()})
 
 
+def test_values_may_hold_urls_and_times() -> None:
+    spec = {"url": Text(), "time": Text()}
+    got = fields("url: https://corpus.local/tariffs/2024 time: 14:30", spec)
+    assert spec["url"].matches(got["url"], "https://corpus.local/tariffs/2024")
+    assert got["time"] == "14 30"
+    with pytest.raises(Fail):
+        fields("url: https://a.example/x or https://b.example/y time: 1", spec)
+
+
 def test_keys_match_with_spaces_underscores_and_case() -> None:
     assert fields("First Payment: 12", {"first_payment": Number()}) == {"first_payment": 12.0}
     assert fields("first-payment=12", {"first payment": Number()}) == {"first payment": 12.0}

@@ -401,6 +401,28 @@ def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path) -> None:
     click.echo(f"validation: {path}")
 
 
+@main.command()
+@click.argument("spec")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Report directory.")
+@click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: cores).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Tasks per point.")
+@_one_line_errors
+def whatif(spec: str, out: Path | None, ray: str | None, workers: int | None, limit: int | None) -> None:
+    """Search deployments (device, model, KV pool, slots, architecture, concurrency) in the
+    simulator; print and plot the Pareto front of the spec's objectives."""
+    from agbench.sim.sweep import default_out_dir
+    from agbench.sim.whatif import search, write_report
+    from agbench.sim.whatif.report import front_lines
+
+    result = search(spec, workers=workers, ray=ray, limit=limit)
+    target = out or default_out_dir("whatif")
+    files = write_report(result, target)
+    for line in front_lines(result):
+        click.echo(line)
+    click.echo(f"report: {files[-1]}")
+
+
 # ---- open-loop load ------------------------------------------------------------------------------
 @main.command()
 @click.option("--local-url", default=None, help="Load this OpenAI-compatible server (default: start one).")

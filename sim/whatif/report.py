@@ -1,0 +1,178 @@
+"""The what-if report: ``whatif.json`` (every point), ``points.csv``, ``pareto.html`` (static page
+with the front plotted pairwise against the other points and each front point's bottleneck),
+and the front as text for the terminal.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+from matplotlib.figure import Figure
+
+from agbench.report.plots import to_svg
+from agbench.sim.whatif.search import WhatIfResult
+from agbench.sim.whatif.spec import OBJECTIVES
+
+UNITS = {
+    "success": "success rate",
+    "goodput": "successes / h",
+    "mean_completion": "mean s per task",
+    "cloud_cost": "cloud USD",
+    "exposure": "exposure ratio",
+}
+ARCH_COLOURS = {"LO": "#1f77b4", "CO": "#d62728", "HCL": "#9467bd", "HLL": "#2ca02c"}
+
+
+def summary(result: WhatIfResult) -> dict[str, Any]:
+    sp = result.spec
+    rows = [r.to_dict() for r in result.results]
+    return {
+        "name": sp.name,
+        "spec": str(sp.path) if sp.path else "",
+        "search": sp.search,
+        "seed": sp.seed,
+        "limit": sp.limit,
+        "objectives": {o: OBJECTIVES[o] for o in sp.objectives},
+        "space": sp.space,
+        "devices": result.devices,
+        "points": len(rows),
+        "simulated": len(result.simulated),
+        "refused": len(result.refused),
+        "wall_s": round(result.wall_s, 3),
+        "where": result.where,
+        "front": [rows[i] for i in result.front],
+        "all": rows,
+    }
+
+
+def front_lines(result: WhatIfResult) -> list[str]:
+    """The front as terminal lines: label, objectives, bottleneck."""
+    objs = result.spec.objectives
+    lines = [
+        f"{result.spec.name}: {len(result.results)} points ({len(result.simulated)} simulated, "
+        f"{len(result.refused)} refused: do not fit in memory) in {result.wall_s:.1f} s on {result.where}",
+        f"Pareto front ({len(result.front)} points; "
+        + ", ".join(f"{o} {'higher' if OBJECTIVES[o] == 'max' else 'lower'} is better" for o in objs)
+        + "):",
+    ]
+    for i in sorted(
+        result.front,
+        key=lambda i: (
+            -result.results[i].objectives.get(objs[0], 0) * (1 if OBJECTIVES[objs[0]] == "max" else -1)
+        ),
+    ):
+        r = result.results[i]
+        figures = "  ".join(f"{o}={_fmt(r.objectives[o])}" for o in objs)
+        lines.append(f"  {r.point.label}: {figures}")
+        if r.bottleneck:
+            lines.append(f"      bottleneck {r.bottleneck.text}")
+    return lines
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}" if math.isfinite(v) else "—"
+    return str(v)
+
+
+def _scatter(result: WhatIfResult, x: str, y: str) -> str:
+    with matplotlib.rc_context({"svg.hashsalt": "agbench", "font.size": 8}):
+        fig = Figure(figsize=(4.2, 3.2))
+        ax = fig.add_subplot(1, 1, 1)
+        front = set(result.front)
+        for arch, colour in ARCH_COLOURS.items():
+            pts = [
+                r
+                for i, r in enumerate(result.results)
+                if not r.refused and r.point.arch == arch and i not in front
+            ]
+            if pts:
+                ax.scatter(
+                    [r.objectives[x] for r in pts],
+                    [r.objectives[y] for r in pts],
+                    s=6,
+                    c=colour,
+                    alpha=0.35,
+                    label=arch,
+                )
+            fp = [result.results[i] for i in result.front if result.results[i].point.arch == arch]
+            if fp:
+                ax.scatter(
+                    [r.objectives[x] for r in fp],
+                    [r.objectives[y] for r in fp],
+                    s=30,
+                    c=colour,
+                    edgecolors="black",
+                    linewidths=0.8,
+                    marker="D",
+                )
+        ax.set_xlabel(f"{x} ({UNITS[x]}, {'higher' if OBJECTIVES[x] == 'max' else 'lower'} better)")
+        ax.set_ylabel(f"{y} ({UNITS[y]})")
+        ax.legend(fontsize=6, loc="best")
+        fig.tight_layout()
+        return to_svg(fig)
+
+
+def render(result: WhatIfResult) -> str:
+    s = summary(result)
+    objs = result.spec.objectives
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["point", *objs, "bottleneck", "why"])
+    rows = []
+    for row in s["front"]:
+        cells = [f'<td class="l">{html.escape(row["label"])}</td>']
+        cells += [f"<td>{html.escape(_fmt(row[o]))}</td>" for o in objs]
+        cells.append(f'<td class="l">{html.escape(row["bottleneck"])}</td>')
+        cells.append(f'<td class="l">{html.escape(row["explanation"])}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    figures = "".join(f"<figure>{_scatter(result, x, y)}</figure>" for x, y in combinations(objs, 2))
+    refused = result.refused[:20]
+    refused_html = "".join(f"<li>{html.escape(r.refused)}</li>" for r in refused)
+    more = (
+        f"<p>… and {len(result.refused) - len(refused)} more (whatif.json)</p>"
+        if len(result.refused) > len(refused)
+        else ""
+    )
+    return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>agbench what-if {html.escape(s["name"])}</title>
+<style>body{{font-family:system-ui,sans-serif;margin:24px auto;max-width:1300px;padding:0 16px;color:#222}}
+table{{border-collapse:collapse;font-size:12px}} td,th{{border:1px solid #ddd;padding:3px 6px;text-align:right}}
+th{{background:#f4f4f4}} td.l{{text-align:left}} figure{{display:inline-block;margin:4px}} svg{{max-width:100%;height:auto}}
+.banner{{background:#fff4e0;border:1px solid #e0a040;border-radius:6px;padding:8px 12px}}</style></head><body>
+<h1>What-if: {html.escape(s["name"])}</h1>
+<div class="banner">simulated; {s["points"]} points ({s["search"]} search, seed {s["seed"]}, {s["limit"] or "all"} tasks per point):
+{s["simulated"]} simulated, {s["refused"]} refused (weights + KV pool do not fit in memory); {s["wall_s"]:.1f} s on {html.escape(s["where"])}.</div>
+<h2>Pareto front ({len(s["front"])} points)</h2>
+<p>No other point is at least as good on every objective and better on one: {html.escape(", ".join(f"{o} ({OBJECTIVES[o]})" for o in objs))}.</p>
+<table><tr>{head}</tr>{"".join(rows)}</table>
+<h2>Objectives pairwise</h2><p>Diamonds: front points; dots: the other simulated points, coloured by architecture.</p>{figures}
+<h2>Refused points</h2><ul>{refused_html or "<li>none</li>"}</ul>{more}
+</body></html>"""
+
+
+def write_report(result: WhatIfResult, out_dir: Path) -> list[Path]:
+    """Write whatif.json, points.csv and pareto.html into ``out_dir``; returns them."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    s = summary(result)
+    js = out_dir / "whatif.json"
+    js.write_text(json.dumps(s, indent=1, default=str), encoding="utf-8")
+    table = out_dir / "points.csv"
+    rows = s["all"]
+    fields = [k for k in rows[0] if k != "time_shares"] if rows else ["label"]
+    with table.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=[*fields, "on_front"], extrasaction="ignore")
+        writer.writeheader()
+        front = set(result.front)
+        for i, row in enumerate(rows):
+            writer.writerow({**row, "on_front": i in front})
+    page = out_dir / "pareto.html"
+    page.write_text(render(result), encoding="utf-8")
+    return [js, table, page]
+
+
+__all__ = ["front_lines", "render", "summary", "write_report"]

@@ -9,10 +9,10 @@ prose and the tables agree. ``--no-execute`` writes the cells only.
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
+import click
 import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -39,6 +39,9 @@ scenarios = {name: load_scenario(name) for name in DEVICES}
 """
 
 ASSUMPTIONS = """\
+def src(table, field):
+    return table.sources.get(field, "UNSOURCED")
+
 def assumption_rows(sc):
     p = sc.profile
     d, m, s, c, b = p.device, p.model, p.server, p.cloud, p.behaviour
@@ -46,21 +49,23 @@ def assumption_rows(sc):
     r = roof.rates()
     w = sc.synthetic
     return {
-        "memory for the model (GB)": (d.memory_gb, "spec (Max+ 395: 96 of 128 GB given to the GPU)"),
-        "memory bandwidth (GB/s)": (d.bandwidth_gb_s, "spec / paper"),
-        "bandwidth efficiency in decode": (d.bandwidth_efficiency, "ASSUMPTION"),
-        "peak compute (TFLOPS)": (d.compute_tflops, "spec"),
-        "compute efficiency in prefill": (d.compute_efficiency, "ASSUMPTION"),
+        "memory for the model (GB)": (d.memory_gb, src(d, "memory_gb")),
+        "memory bandwidth (GB/s)": (d.bandwidth_gb_s, src(d, "bandwidth_gb_s")),
+        "bandwidth efficiency in decode": (d.bandwidth_efficiency, src(d, "bandwidth_efficiency")),
+        "peak compute (TFLOPS)": (d.compute_tflops, src(d, "compute_tflops")),
+        "compute efficiency in prefill": (d.compute_efficiency, src(d, "compute_efficiency")),
+        "decode step growth per micro-batch token": (d.batch_growth_per_token, src(d, "batch_growth_per_token")),
         "CPU cores for tools": (d.cores, "spec"),
-        "model parameters (B)": (m.params_b, "paper"),
-        "KV-bearing layers x KV heads x head dim": (f"{m.layers} x {m.kv_heads} x {m.head_dim}", "ASSUMPTION (hybrid attention)"),
-        "weight bits (UD-Q6_K_L)": (m.weight_bits, "ASSUMPTION from the quant format"),
-        "KV bits (q8_0)": (m.kv_bits, "paper: 8-bit KV"),
+        "model parameters (B)": (m.params_b, src(m, "params_b")),
+        "KV-bearing layers x KV heads x head dim": (f"{m.layers} x {m.kv_heads} x {m.head_dim}", src(m, "layers")),
+        "weight bits (UD-Q6_K_L)": (m.weight_bits, src(m, "weight_bits")),
+        "KV bits (q8_0)": (m.kv_bits, src(m, "kv_bits")),
         "KV pool (tokens), slots, unified": (f"{s.n_ctx:,}, {s.n_parallel}, {s.kv_unified}", "paper"),
-        "MTP drafts, acceptance, step overhead": (f"{s.spec_draft_max}, {s.spec_acceptance}, {s.spec_step_overhead}", "paper / ASSUMPTION / ASSUMPTION"),
+        "MTP drafts, acceptance": (f"{s.spec_draft_max}, {s.spec_acceptance}", src(s, "spec_acceptance")),
+        "MTP step overhead": (s.spec_step_overhead, src(s, "spec_step_overhead")),
         "decode tokens/s, one sequence (roofline)": (round(r.spec_tokens_per_step / r.decode_step_s, 1), "derived"),
         "prefill tokens/s (roofline)": (round(r.prefill_tok_s), "derived"),
-        "KV that fits in memory (tokens)": (f"{roofline_capacity(roof):,}", "derived"),
+        "KV that fits in memory (tokens)": (f"{roof.kv_capacity_tokens():,}", "derived"),
         "cloud TTFT median (s), output tok/s": (f"{c.ttft_median_s}, {c.output_tok_s_median}", "ASSUMPTION"),
         "cloud prompt-cache hit rate": (c.cache_hit_p, "FITTED (CO 2.1 % uncached)"),
         "cloud prices cached/uncached/output ($/M)": (f"{c.prices.cached_input_per_m}/{c.prices.uncached_input_per_m}/{c.prices.output_per_m}", "ASSUMPTION (DeepSeek-like)"),
@@ -75,19 +80,24 @@ def assumption_rows(sc):
         "HLL consult p, consult output tokens": (f"{w.archs['HLL'].consult_p}, {w.archs['HLL'].consult_output_tokens}", "FITTED"),
     }
 
-def roofline_capacity(roof):
-    return roof.kv_capacity_tokens()
-
 rows = {name: assumption_rows(sc) for name, sc in scenarios.items()}
 keys = list(next(iter(rows.values())))
 assumptions = pd.DataFrame(
     {
         **{DEVICES[n]: [rows[n][k][0] for k in keys] for n in rows},
-        "source": [rows["paper-rtx5090"][k][1] for k in keys],
+        **{f"source ({DEVICES[n]})": [rows[n][k][1] for k in keys] for n in rows},
     },
     index=keys,
 )
-display(assumptions)
+with pd.option_context("display.max_colwidth", 120):
+    display(assumptions)
+"""
+
+SCALING = """\
+from agbench.sim.predictors.explain import render
+for sc in scenarios.values():
+    print(render(sc))
+    print()
 """
 
 FIT = """\
@@ -198,10 +208,19 @@ def cells(closing: str) -> list[nbformat.NotebookNode]:
         ),
         new_code_cell(SETUP),
         new_markdown_cell(
-            "## Scenario assumptions\n\nEvery value that is not in the paper is marked ASSUMPTION "
-            "(reasoning beside it in the scenario files) or FITTED (by the C = 1 calibration)."
+            "## Scenario assumptions\n\nEvery hardware and model value names its source (a spec, "
+            "a published llama.cpp measurement, or ASSUMPTION with the reasoning); workload values "
+            "are FITTED by the C = 1 calibration."
         ),
         new_code_cell(ASSUMPTIONS),
+        new_markdown_cell(
+            "## Device scaling from physics\n\nThe local server's tokens/s by batch size, as the "
+            "simulator integrates them (`agbench sim --explain SCENARIO`): a roofline whose "
+            "efficiencies are published llama.cpp figures for each GPU class and backend (CUDA on "
+            "the RTX 5090, Vulkan on the Radeon 8060S), each printed with its source. Nothing here "
+            "is fitted, and nothing is tuned to C > 1."
+        ),
+        new_code_cell(SCALING),
         new_markdown_cell(
             "## C = 1: the fit against the paper\n\nBounds: success within +-2 tasks, mean completion "
             "(tasks all four architectures solved) and LO/CO suite time on the RTX 5090 within 10 %. "
@@ -243,15 +262,16 @@ def build(execute: bool = True) -> nbformat.NotebookNode:
     return nb
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--no-execute", action="store_true")
-    args = parser.parse_args()
-    nb = build(execute=not args.no_execute)
-    nbformat.write(nb, OUT)
-    print(f"wrote {OUT}")
-    return 0
+@click.command(help=__doc__.split("\n")[0])
+@click.option("--no-execute", is_flag=True, help="Write the cells only, without running them.")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), default=OUT, show_default=True, help="Notebook file."
+)
+def main(no_execute: bool, out: Path) -> None:
+    nb = build(execute=not no_execute)
+    nbformat.write(nb, out)
+    click.echo(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

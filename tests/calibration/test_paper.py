@@ -104,6 +104,38 @@ def test_intended_successes_add_up() -> None:
     assert len({t.label for t in TARGETS}) == len(TARGETS)
 
 
+def test_fit_writes_nothing_on_a_dry_run_and_only_into_out(tmp_path: Path) -> None:
+    """Importing and dry-running the fit leaves the shipped files alone; ``--out`` names where
+    a real run writes (a short fit: one evaluation per block)."""
+    from agbench.calibration.paper.write import SHIPPED_DIR
+
+    before = {p.name: p.stat().st_mtime_ns for p in SHIPPED_DIR.iterdir()}
+    assert fit.main(["--dry-run", "--maxfev", "1"]) == 0
+    out = tmp_path / "fitted"
+    assert fit.main(["--maxfev", "1", "--out", str(out)]) == 0
+    assert {p.name: p.stat().st_mtime_ns for p in SHIPPED_DIR.iterdir()} == before
+    assert sorted(p.name for p in out.iterdir()) == [
+        "paper-fit-max395.toml",
+        "paper-fit-rtx5090.toml",
+        "paper-workload.toml",
+    ]
+    assert "GENERATED" in (out / "paper-workload.toml").read_text()
+
+
+def test_the_fit_reads_scenarios_whose_generated_files_do_not_exist_yet(tmp_path: Path) -> None:
+    from agbench.errors import AgbenchError
+
+    sc = tmp_path / "first-fit.toml"
+    sc.write_text(
+        '[scenario]\nname = "first-fit"\ninclude = ["shared/not-yet-fitted.toml"]\n'
+        '[workload]\nparams = "shared/not-yet-fitted-workload.toml"\n'
+    )
+    with pytest.raises(AgbenchError, match="not-yet-fitted"):
+        load_scenario(sc)
+    assert load_scenario(sc, missing_generated_ok=True).name == "first-fit"
+    assert not (tmp_path / "shared").exists()
+
+
 def _kernel_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A kernel that runs this interpreter: the venv's ``python3`` spec when it resolves (a
     spec whose argv[0] is ``python`` is run as sys.executable by jupyter_client), else one

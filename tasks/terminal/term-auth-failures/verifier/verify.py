@@ -23,7 +23,7 @@ def pristine_sha256(rels: list[str]) -> dict[str, str]:
 
 
 COUNT_UNITS = ("failures", "failed requests", "responses", "401s", "times", "x")
-IP_LINE = re.compile(r"^[\s*`>#-]*(\d{1,3}(?:\.\d{1,3}){3})[\s*`]*[=:]", re.MULTILINE)
+IP_LINE = re.compile(r"^[\s*`>#-]*(?:\d+[.)]\s+)?[*`]*(\d{1,3}(?:\.\d{1,3}){3})[\s*`]*[=:]", re.MULTILINE)
 
 
 def check() -> str:

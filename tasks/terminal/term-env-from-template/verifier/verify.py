@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Text, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, read_text
 
 INPUTS = [".env.example", "secrets.json"]
 
@@ -34,9 +34,12 @@ WANT = [
 MISSING = "BACKUP_TARGET"
 
 
-def variable_names(value: str) -> set[str]:
-    """The variable names in the answer's value, however the Text field normalised it."""
-    return {re.sub(r"[^a-z0-9]", "", w) for w in re.split(r"[\s,;]+", value.casefold()) if w.strip()}
+TEMPLATE_KEYS = {line.split("=", 1)[0] for line in WANT}
+
+
+def variables_named(value: str) -> set[str]:
+    """The template variables the answer's value names (any case; prose around them ignored)."""
+    return {w.upper() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", value) if w.upper() in TEMPLATE_KEYS}
 
 
 def check() -> str:
@@ -48,8 +51,8 @@ def check() -> str:
             (got[len(WANT) :] or ["(missing lines)"])[0],
         )
         raise Fail(f".env has {len(got)} lines, expected {len(WANT)}; first mismatch {wrong[:60]!r}")
-    value = str(fields(answer(), {"missing": Text()})["missing"])
-    if variable_names(value) != {re.sub(r"[^a-z0-9]", "", MISSING.casefold())}:
+    value = str(fields(answer(), {"missing": Field()})["missing"])
+    if variables_named(value) != {MISSING}:
         raise Fail(f"answer says missing={value!r}, expected {MISSING} only")
     return ".env generated; BACKUP_TARGET still missing"
 

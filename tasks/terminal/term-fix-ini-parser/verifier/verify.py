@@ -79,7 +79,9 @@ def check() -> str:
         ["sh", "-c", "cd dotcfg && exec python3 -m unittest discover -s tests"], files=originals, timeout_s=60
     )
     if tests.timed_out or tests.exit_code != 0:
-        tail = tests.stderr_text.strip().splitlines()[-1:] or ["timed out" if tests.timed_out else "no test output"]
+        tail = tests.stderr_text.strip().splitlines()[-1:] or [
+            "timed out" if tests.timed_out else "no test output"
+        ]
         raise Fail(f"unit tests fail: {tail[0][:160]}")
     run = run_agent_code(
         ["python3", "_grade/driver.py"],

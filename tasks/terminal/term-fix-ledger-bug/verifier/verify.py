@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Text, answer, check_files, fields, main, pristine_path, run_agent_code
+from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, run_agent_code
 
 TESTS = ["budget/tests/test_core.py", "budget/tests/export.csv"]
 MARK = "@@LEDGER-GRADE@@"
@@ -63,6 +63,7 @@ TOTALS_WANT = [
     [("2024-01", "0.01"), ("2024-09", "7"), ("2024-10", "4")],
 ]
 FUNCTION = "monthly_totals"
+LIBRARY_FUNCTIONS = {"monthly_totals", "parse_csv", "Entry"}
 
 
 def decimal_or_none(s: str) -> Decimal | None:
@@ -119,10 +120,10 @@ def check() -> str:
     want_parsed = [["2024-06-01", "Bakery", "-3.40"], ["2024-06-02", "Refund", "12.00"]]
     if not isinstance(parsed, list) or parsed != want_parsed:
         raise Fail(f"parse_csv no longer reads a bank export: {str(parsed)[:120]}")
-    named = str(fields(answer(), {"function": Text()})["function"])
-    bare = re.sub(r"[^a-z0-9]", "", re.sub(r"\(.*\)$", "", named.casefold().strip()).split(".")[-1])
-    if bare != FUNCTION.replace("_", ""):
-        raise Fail(f"answer says function={named!r}, expected {FUNCTION}")
+    named = str(fields(answer(), {"function": Field()})["function"])
+    functions = {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", named) if w in LIBRARY_FUNCTIONS}
+    if functions != {FUNCTION}:
+        raise Fail(f"answer says function={named[:80]!r}, expected {FUNCTION} only")
     return "monthly_totals fixed; tests and hidden checks pass"
 
 

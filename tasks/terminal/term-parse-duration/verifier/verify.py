@@ -77,7 +77,9 @@ def check() -> str:
         timeout_s=60,
     )
     if tests.timed_out or tests.exit_code != 0:
-        tail = tests.stderr_text.strip().splitlines()[-1:] or ["timed out" if tests.timed_out else "no test output"]
+        tail = tests.stderr_text.strip().splitlines()[-1:] or [
+            "timed out" if tests.timed_out else "no test output"
+        ]
         raise Fail(f"the original tests fail: {tail[0][:160]}")
     inputs = list(GOOD) + BAD
     run = run_agent_code(

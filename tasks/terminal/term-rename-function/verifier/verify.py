@@ -87,7 +87,9 @@ def check() -> str:
     )
     ran = re.search(r"^Ran (\d+) tests?", tests.stderr_text, re.MULTILINE)
     if tests.timed_out or tests.exit_code != 0 or not ran or int(ran.group(1)) < TESTS_AT_LEAST:
-        tail = tests.stderr_text.strip().splitlines()[-1:] or ["timed out" if tests.timed_out else "no test output"]
+        tail = tests.stderr_text.strip().splitlines()[-1:] or [
+            "timed out" if tests.timed_out else "no test output"
+        ]
         raise Fail(f"the tests fail: {tail[0][:160]}")
     run = run_agent_code(
         ["python3", "_grade/driver.py"], files={"_grade/driver.py": DRIVER.encode()}, timeout_s=60

@@ -14,9 +14,20 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Choice, Fail, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, read_text
 
 AMOUNT = re.compile(r"^\d+\.\d\d$")
+
+
+def one_label(value: str, labels: list[str]) -> str:
+    """The one label the answer's value names (as a whole word, any case); Fail on none or several."""
+    low = value.casefold()
+    named = [
+        label for label in labels if re.search(rf"(?<![\w-]){re.escape(label.casefold())}(?![\w-])", low)
+    ]
+    if len(named) != 1:
+        raise Fail(f"answer names {named or 'none'} of {', '.join(labels)}; expected exactly one")
+    return named[0]
 
 
 def check() -> str:
@@ -36,7 +47,7 @@ def check() -> str:
         got.append((row[0].strip(), int(euros) * 100 + int(cents)))
     if got != order:
         raise Fail(f"q1_spending.csv is {got}, expected {order}")
-    top = fields(answer(), {"category": Choice(*want)})["category"]
+    top = one_label(str(fields(answer(), {"category": Field()})["category"]), list(want))
     if top != order[0][0]:
         raise Fail(f"answer says category={top}, expected {order[0][0]}")
     return f"Q1 joint spending correct; top category {order[0][0]}"

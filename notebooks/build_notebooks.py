@@ -129,6 +129,42 @@ CALIBRATION = [
     ),
 ]
 
+# `agbench whatif`: the deployment search's Pareto front (the same cells are appended to an
+# existing whatif.ipynb by `python notebooks/build_notebooks.py --whatif-search-only`).
+SEARCH_TAG = "whatif-search"
+WHATIF_SEARCH = [
+    new_markdown_cell(
+        "## Deployment search: the Pareto front (`agbench whatif quick`)\n\n"
+        "Which device x quantisation x KV pool x slots x architecture x concurrency is best depends on "
+        "the user's priorities; the search simulates the spec's points (refusing those whose weights and "
+        "KV pool do not fit in memory) and keeps those no other point beats on every objective. "
+        "Each front point's bottleneck comes from its own simulated tables."
+    ),
+    new_code_cell(
+        "import matplotlib.pyplot as plt\n"
+        "import pandas as pd\n"
+        "from agbench.sim.whatif import search\n"
+        "from agbench.sim.whatif.report import summary as whatif_summary\n"
+        "result = search('quick', workers=1)\n"
+        "found = whatif_summary(result)\n"
+        "points = pd.DataFrame(found['all'])\n"
+        "front = pd.DataFrame(found['front'])\n"
+        "print(f\"{found['points']} points: {found['simulated']} simulated, {found['refused']} refused (memory); front {len(front)}\")\n"
+        "front[['label', 'success', 'goodput', 'mean_completion', 'cloud_cost', 'exposure', 'bottleneck']].round(3)"
+    ),
+    new_code_cell(
+        "ok = points[points.refused == '']\n"
+        "fig, axes = plt.subplots(1, 2, figsize=(12, 4))\n"
+        "for ax, (x, y) in zip(axes, [('cloud_cost', 'goodput'), ('exposure', 'success')]):\n"
+        "    for arch, g in ok.groupby('arch'):\n"
+        "        ax.scatter(g[x], g[y], s=12, alpha=0.4, label=arch)\n"
+        "    ax.scatter(front[x], front[y], s=50, facecolors='none', edgecolors='k', label='Pareto front')\n"
+        "    ax.set(xlabel=x, ylabel=y)\n"
+        "axes[0].legend(fontsize=7); plt.tight_layout(); plt.show()\n"
+        "front[['label', 'explanation']]"
+    ),
+]
+
 WHATIF = [
     new_markdown_cell(
         "# What-if: the calibrated device beyond what was measured\n\n"
@@ -187,6 +223,7 @@ WHATIF = [
         "ax.set(xlabel='cloud cost (USD)', ylabel='goodput (tasks/h)', title='bubble size = exposure')\n"
         "plt.show()"
     ),
+    *WHATIF_SEARCH,
 ]
 
 
@@ -202,5 +239,22 @@ def build(execute: bool = True) -> None:
         nbformat.write(nb, HERE / name)
 
 
+def append_whatif_search() -> None:
+    """Execute only the deployment-search cells and append them to the existing whatif.ipynb
+    (the rest of it needs the reference runs to re-execute)."""
+    nb = new_notebook(cells=list(WHATIF_SEARCH))
+    for cell in nb.cells:
+        cell.metadata["tags"] = [SEARCH_TAG]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE.parent)}}).execute()
+    path = HERE / "whatif.ipynb"
+    existing = nbformat.read(path, as_version=4)
+    existing.cells = [c for c in existing.cells if SEARCH_TAG not in c.metadata.get("tags", [])] + nb.cells
+    nbformat.write(existing, path)
+
+
 if __name__ == "__main__":
-    build(execute="--no-execute" not in sys.argv)
+    if "--whatif-search-only" in sys.argv:
+        append_whatif_search()
+    else:
+        build(execute="--no-execute" not in sys.argv)

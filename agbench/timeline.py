@@ -106,7 +106,8 @@ def _num(value: Any) -> float | None:
 def _rows(frame: pd.DataFrame | None) -> Iterator[dict[str, Any]]:
     if frame is None or not len(frame):
         return iter(())
-    return iter(frame.to_dict("records"))
+    rows: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
+    return iter(rows)
 
 
 def _span(name: str, cat: str, start: float, end: float, pid: int, tid: int, **args: Any) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def check() -> str:
             got.append((parts[0], parts[1].strip()))
     if got != CHANGES:
         raise Fail(f"changes.txt has {len(got)} lines; expected {len(CHANGES)} specific lines sorted by path")
-    spec = {key: Number() for key in COUNTS}
+    spec = {key: Number(units=("files",)) for key in COUNTS}
     values = fields(answer(), spec)
     for key, code in COUNTS.items():
         want = sum(1 for c, _ in CHANGES if c == code)

@@ -19,11 +19,16 @@ TOP = [
 ]
 
 
+HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
+
+
 class RelPath(Field):
     """One relative path as written: quotes, backticks, './' and a leading 'downloads/' dropped."""
 
     def parse(self, raw: str) -> str:
-        value = str(super().parse(raw)).strip("'\"")
+        if HEDGE.search(raw):  # checked before notes in parentheses are dropped
+            raise Fail(f"hedged answer {raw.strip()!r}")
+        value = re.sub(r"\s*\([^()]*\)$", "", str(super().parse(raw))).strip("'\"")  # '(24576 bytes)'
         if re.search(r"\s|[,;|]", value):
             raise Fail(f"more than one candidate path in {raw.strip()!r}")
         return re.sub(r"^(?:\./)?(?:downloads/)?", "", value)

@@ -15,6 +15,7 @@ from agbench_grading import Date, Fail, Field, answer, check_files, fields, main
 DATE = datetime.date(2024, 5, 21)
 TIME = (8, 15)
 CALENDAR = {"calendar.ics": "789242abdf22d0c03c67cacc81431b0f8c613d544e67a70ca8e6dcf9896c025d"}
+HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
 TIME_RE = re.compile(
     r"(\d{1,2})\s*[:.h]\s*(\d{2})(?:\s*(am|a\.m\.|pm|p\.m\.))?(?:\s*(?:cest|local(?: time)?|uhr|h))?"
 )
@@ -24,7 +25,9 @@ class Clock(Field):
     """A time of day: '08:15', '8:15', '8.15', '8h15', '8:15 am', '08:15 CEST' -> (8, 15)."""
 
     def parse(self, raw: str) -> tuple[int, int]:
-        value = str(super().parse(raw)).casefold()
+        if HEDGE.search(raw):  # checked before notes in parentheses are dropped
+            raise Fail(f"hedged answer {raw.strip()!r}")
+        value = re.sub(r"\s*\([^()]*\)\s*$", "", str(super().parse(raw)).casefold())  # '(local time)'
         m = TIME_RE.fullmatch(value)
         if not m:
             raise Fail(f"time {raw.strip()!r} is not one HH:MM time")

@@ -24,11 +24,16 @@ RENAMED = {  # new name -> sha256 of the original file's content (scan_0001.txt 
 OLDEST = "2022-09-01_rental-contract.txt"
 
 
+HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
+
+
 class FileName(Field):
     """One file name as written: quotes, backticks and a leading './' or 'scans/' dropped."""
 
     def parse(self, raw: str) -> str:
-        value = str(super().parse(raw)).strip("'\"")
+        if HEDGE.search(raw):  # checked before notes in parentheses are dropped
+            raise Fail(f"hedged answer {raw.strip()!r}")
+        value = re.sub(r"\s*\([^()]*\)$", "", str(super().parse(raw))).strip("'\"")  # '(24576 bytes)'
         if re.search(r"\s|[,;|]", value):
             raise Fail(f"more than one candidate name in {raw.strip()!r}")
         return re.sub(r"^(?:\./)?(?:scans/)?", "", value)

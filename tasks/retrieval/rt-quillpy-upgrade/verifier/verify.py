@@ -18,14 +18,18 @@ from agbench_grading import Fail, Field, answer, fields, main, pristine_path, re
 REPLACED = {"render_markup": "render_html", "load_theme": "theme.load", "parse_front_matter": "read_meta"}
 
 
+HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
+
+
 class NameList(Field):
     """A list of function names ('render_markup(), quillpy.load_theme and parse_front_matter')
     -> sorted bare names; a hedge ('maybe', 'or', '?') fails."""
 
     def parse(self, raw: str) -> tuple[str, ...]:
-        value = str(super().parse(raw))
-        if re.search(r"\b(or|maybe|perhaps|possibly|probably|either)\b|\?", value, re.IGNORECASE):
-            raise Fail(f"hedged list {raw.strip()!r}")
+        if HEDGE.search(raw):  # checked before notes in parentheses are dropped
+            raise Fail(f"hedged answer {raw.strip()!r}")
+        value = re.sub(r"\([^()]*\)", "", str(super().parse(raw)).replace("()", ""))  # '(use render_html)'
+        value = re.sub(r"\s*(?:->|→)\s*[\w.]+", "", value)  # 'render_markup -> render_html'
         names = [
             re.sub(r"^quillpy\.|\(\)$", "", n.strip(" .`'\"")) for n in re.split(r",|;|\band\b|&", value)
         ]

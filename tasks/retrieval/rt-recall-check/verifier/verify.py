@@ -17,14 +17,17 @@ RECALLED = ["kettle", "baby monitor", "heater fan"]
 INVENTORY = {"appliances.csv": "c45c2b19cc70e372c3aa6190d7bed5c586a35fbbf422ac2b09c2ae2073ff9222"}
 
 
+HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
+
+
 class ItemList(Field):
     """A list of item names ('kettle, baby monitor and heater fan') -> sorted casefolded names;
     a hedge ('maybe', 'or', '?') fails rather than counting as a list item."""
 
     def parse(self, raw: str) -> tuple[str, ...]:
-        value = str(super().parse(raw)).casefold()
-        if re.search(r"\b(or|maybe|perhaps|possibly|probably|either|unclear)\b|\?", value):
-            raise Fail(f"hedged list {raw.strip()!r}")
+        if HEDGE.search(raw):  # checked before notes in parentheses are dropped
+            raise Fail(f"hedged answer {raw.strip()!r}")
+        value = re.sub(r"\([^()]*\)", " ", str(super().parse(raw)).casefold())  # '(Kettleson KX-2)'
         items = [
             re.sub(r"^(?:the|my)\s+", "", i.strip(" .\"'")) for i in re.split(r",|;|\band\b|&|\+", value)
         ]

@@ -131,6 +131,7 @@ def test_one_run_writes_every_report_file(tmp_path: Path) -> None:
         "summary.html",
         "results.csv",
         "graded_results.jsonl",
+        "timeline.json",
     }
     assert sorted(p.name for p in (run_dir / "traces").glob("*.parquet"))  # the trace tables
 

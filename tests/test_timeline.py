@@ -189,3 +189,15 @@ def test_simulated_run_directory_gets_timeline_json(tmp_path: Path) -> None:
         "<svg" in (run_dir / "summary.html").read_text()
         and "Timeline" in (run_dir / "summary.html").read_text()
     )
+
+
+def test_simulated_load_run_directory_gets_timeline_json(tmp_path: Path) -> None:
+    from agbench.load import TokenDistribution, rate_level
+    from agbench.sim.open_loop import run_load_sim
+
+    level = rate_level(2.0, 6, TokenDistribution.parse(64), TokenDistribution.parse(8), poisson=True, seed=0)
+    run_dir = run_load_sim("this-machine-smollm2", [level], tmp_path / "load")
+    trace = json.loads((run_dir / TIMELINE_FILE).read_text())
+    check_trace_format(trace)
+    assert {thread for _, thread in track_names(trace)} == {f"{level.task}#1 local"}
+    assert sum(1 for e in trace["traceEvents"] if e["name"] == "model local") == 6

@@ -90,7 +90,7 @@ def timeline_svg(trace: Mapping[str, Any], pid: int | None = None) -> str | None
     lane_end: list[float] = []
     lane_of: dict[str, int] = {}
     for attempt, (start, end) in sorted(extent.items(), key=lambda kv: (kv[1][0], kv[0])):
-        free = next((i for i, t in enumerate(lane_end) if t <= start), None)
+        free = next((i for i, t in enumerate(lane_end) if t <= start + 1.0), None)  # 1 us: rounding
         if free is None:
             lane_end.append(end)
             free = len(lane_end) - 1

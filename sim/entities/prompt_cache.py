@@ -55,34 +55,71 @@ class PromptCache:
 
     def __init__(self, limit_tokens: float) -> None:
         self.limit_tokens = limit_tokens if limit_tokens > 0 else math.inf
-        self.states: list[CachedPrompt] = []
+        # Saved states by insertion number (dicts keep insertion order: oldest first), and
+        # indexed by conversation and system prompt: a prompt shares a prefix only with the
+        # states of its own conversation or system prompt, so save and load look at those
+        # alone instead of scanning every state (same results, same order).
+        self._states: dict[int, CachedPrompt] = {}
+        self._by_conv: dict[object, dict[int, CachedPrompt]] = {}
+        self._by_sys: dict[object, dict[int, CachedPrompt]] = {}
+        self._next = 0
+        self._tokens = 0
         self.saves = 0
         self.restores = 0
         self.evictions = 0
 
     @property
+    def states(self) -> list[CachedPrompt]:
+        """The saved states, oldest first."""
+        return list(self._states.values())
+
+    @property
     def n_tokens(self) -> int:
-        return sum(s.tokens for s in self.states)
+        return self._tokens
+
+    def _related(self, conv: object, sys_key: object) -> list[tuple[int, CachedPrompt]]:
+        """The states that can share a prefix with a prompt of ``conv`` / ``sys_key`` (every
+        other one shares none: ``shared_prefix`` is 0), oldest first."""
+        found = dict(self._by_conv.get(conv, {}))
+        if sys_key is not None:
+            found.update(self._by_sys.get(sys_key, {}))
+        return sorted(found.items(), key=lambda kv: kv[0])
+
+    def _add(self, state: CachedPrompt) -> None:
+        seq, self._next = self._next, self._next + 1
+        self._states[seq] = state
+        self._by_conv.setdefault(state.conv, {})[seq] = state
+        if state.sys_key is not None:
+            self._by_sys.setdefault(state.sys_key, {})[seq] = state
+        self._tokens += state.tokens
+
+    def _remove(self, seq: int) -> CachedPrompt:
+        state = self._states.pop(seq)
+        for index, key in ((self._by_conv, state.conv), (self._by_sys, state.sys_key)):
+            group = index.get(key)
+            if group is not None and group.pop(seq, None) is not None and not group:
+                del index[key]
+        self._tokens -= state.tokens
+        return state
 
     def save(self, state: CachedPrompt) -> None:
         """Store a slot's state (``server_prompt_cache::alloc`` + ``update``)."""
         if state.tokens <= 0:
             return
-        for cached in self.states:
+        related = self._related(state.conv, state.sys_key)
+        for _, cached in related:
             if (
                 shared_prefix(cached, state.conv, state.sys_key, state.sys_tokens, state.tokens)
                 == state.tokens
             ):
                 return  # already held, whole, by a cached state
-        self.states = [
-            s
-            for s in self.states
-            if shared_prefix(state, s.conv, s.sys_key, s.sys_tokens, s.tokens) != s.tokens
-        ]
-        self.states.append(state)
+        for seq, s in related:
+            if shared_prefix(state, s.conv, s.sys_key, s.sys_tokens, s.tokens) == s.tokens:
+                self._remove(seq)
+        self._add(state)
         self.saves += 1
-        while len(self.states) > 1 and self.n_tokens > self.limit_tokens:
-            self.states.pop(0)
+        while len(self._states) > 1 and self._tokens > self.limit_tokens:
+            self._remove(next(iter(self._states)))
             self.evictions += 1
 
     def load(
@@ -93,7 +130,7 @@ class PromptCache:
         f_keep_best = lcp / base.tokens if base is not None and base.tokens > 0 else -1.0
         sim_best = lcp / tokens if tokens > 0 else 0.0
         best: int | None = None
-        for i, state in enumerate(self.states):
+        for i, state in self._related(conv, sys_key):
             lcp_cur = shared_prefix(state, conv, sys_key, sys_tokens, tokens)
             f_keep = lcp_cur / state.tokens
             sim = lcp_cur / tokens if tokens > 0 else 0.0
@@ -104,7 +141,7 @@ class PromptCache:
         if best is None:
             return None
         self.restores += 1
-        return self.states.pop(best)
+        return self._remove(best)
 
 
 __all__ = ["MIN_F_KEEP", "CachedPrompt", "PromptCache", "shared_prefix"]

@@ -45,7 +45,7 @@ def parse_cards(text: str) -> list[dict[str, list[str]]]:
                 raise Fail(f"merged.vcf line {line[:60]!r} is not a vCard property")
             continue
         key, value = line.split(":", 1)
-        name = key.split(";", 1)[0].strip().upper()
+        name = key.split(";", 1)[0].strip().upper().rsplit(".", 1)[-1]  # 'item1.TEL' -> 'TEL'
         if name == "BEGIN" and value.strip().upper() == "VCARD":
             if current is not None:
                 raise Fail("merged.vcf has a card without END:VCARD")

@@ -22,6 +22,9 @@ def listing(rel: str) -> list[str]:
     folder = Path(rel)
     if folder.is_symlink() or not folder.is_dir():
         raise Fail(f"{rel}/ is missing")
+    links = [p.name for p in folder.iterdir() if p.is_symlink()]
+    if links:
+        raise Fail(f"{rel}/{links[0]} is a link, not the photo itself")
     return sorted(p.name for p in folder.iterdir())
 
 

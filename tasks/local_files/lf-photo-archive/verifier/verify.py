@@ -25,7 +25,11 @@ def files_under(rel: str) -> list[str]:
         raise Fail(f"{rel} is a link")
     if not root.exists():
         return []
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir() or p.is_symlink())
+    found = sorted(p for p in root.rglob("*") if not p.is_dir() or p.is_symlink())
+    links = [p for p in found if p.is_symlink()]
+    if links:
+        raise Fail(f"{links[0]} is a link, not the file itself")
+    return [p.relative_to(root).as_posix() for p in found]
 
 
 def check() -> str:

@@ -44,6 +44,8 @@ def check() -> str:
     if not scans.is_dir() or scans.is_symlink():
         raise Fail("scans/ is missing")
     names = sorted(p.name for p in scans.iterdir())
+    if any(p.is_symlink() for p in scans.iterdir()):
+        raise Fail("scans/ holds a link instead of a renamed file")
     if names != sorted(RENAMED):
         raise Fail(f"scans/ holds {names[:10]}, expected the 7 renamed files only")
     check_files(unchanged={f"scans/{name}": digest for name, digest in RENAMED.items()})

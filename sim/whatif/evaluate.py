@@ -75,10 +75,10 @@ def point_profile(base: Profile, point: Point) -> Profile:
     if point.threads is not None:
         server["threads"] = point.threads
     overlay = {k: v for k, v in (("model", model), ("server", server)) if v}
-    if overlay and (model or "threads" in server) and base.server.rates is not None:
+    if model and base.server.rates is not None:
         raise AgbenchError(
-            f"{point.device}: its [server.rates] ({base.server.rates.source}) were measured for one model "
-            "and thread count; the model and threads axes need roofline rates (drop [server.rates])"
+            f"{point.device}: its [server.rates] ({base.server.rates.source}) were measured for one model; "
+            "the params_b, weight_quant and kv_cache axes need roofline rates (a scenario without [server.rates])"
         )
     return base.merged(overlay) if overlay else base
 

@@ -176,3 +176,18 @@ def test_cli_whatif_prints_the_front_and_refuses_bad_specs(tmp_path: Path) -> No
     assert (tmp_path / "o" / "pareto.html").is_file()
     bad = runner.invoke(main, ["whatif", "no-such-spec"])
     assert bad.exit_code == 2 and "unknown what-if spec" in bad.output
+
+
+def test_model_axes_on_measured_rates_are_refused_in_one_line(tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path,
+        '[whatif]\nlimit = 1\n[space]\ndevice = ["this-machine-smollm2"]\nweight_quant = ["Q8_0"]\n'
+        'arch = ["LO"]\nconcurrency = [1]\n',
+    )
+    res = CliRunner().invoke(main, ["whatif", str(spec), "--out", str(tmp_path / "o"), "--workers", "1"])
+    assert res.exit_code == 2 and "need roofline rates" in res.output
+    threads = write_spec(
+        tmp_path,
+        '[whatif]\nlimit = 1\n[space]\ndevice = ["this-machine-smollm2"]\nthreads = [1, 2]\narch = ["LO"]\nconcurrency = [1]\n',
+    )
+    assert len(search(threads, workers=1).simulated) == 2  # threads keep measured rates (CPU sharing)

@@ -21,6 +21,9 @@ from agbench.records import Exposure, Message, ModelCall, TaskRun, ToolCall
 from agbench.status import Status
 
 BYTES_PER_TOKEN = 4  # ~4 bytes per token of English text: messages' byte sizes from tokens
+# Plain strings for the rows, looked up once per label (enum attribute access is slow per row).
+_AGENT_AND_ENDPOINT = {label: (label.value, label.endpoint.value) for label in AgentLabel}
+_ERROR_CLASSES = frozenset(e.value for e in ErrorClass)
 
 
 class SimRole(StrEnum):
@@ -61,19 +64,20 @@ class AttemptRecord:
 
     def model_call(self, agent: AgentLabel, t_start: float, total_s: float, **figures: Any) -> ModelCall:
         """A finished model request: its row, its tokens and cost, and its wait (``total_s``)."""
-        error = ErrorClass(figures.pop("error_class", ErrorClass.NONE))
+        if figures.get("error_class", "") not in _ERROR_CLASSES:
+            raise ValueError(f"not an error class: {figures['error_class']!r}")
+        label, endpoint = _AGENT_AND_ENDPOINT[agent]
         row = ModelCall(
             **self._ids,
-            agent=agent.value,
-            endpoint=agent.endpoint.value,
-            call_id=f"{self.key.task}-{self.calls + 1}",
+            agent=label,
+            endpoint=endpoint,
+            call_id=f"{self.key.task}-{self.counters.model_calls + 1}",
             t_start=t_start,
             total_s=total_s,
-            error_class=error.value,
             **figures,
         )
         self.counters.add_model_call(row)
-        self.counters.add_model_wait(row.endpoint, total_s)
+        self.counters.add_model_wait(endpoint, total_s)
         self.rows.append(row)
         return row
 
@@ -82,7 +86,7 @@ class AttemptRecord:
     ) -> ToolCall:
         row = ToolCall(
             **self._ids,
-            agent=agent.value,
+            agent=_AGENT_AND_ENDPOINT[agent][0],
             call_id=f"{self.key.task}-t{self.counters.tool_calls + 1}",
             tool=tool,
             t_start=t_start,

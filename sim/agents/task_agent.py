@@ -17,7 +17,7 @@ from typing import Any
 
 import simpy
 
-from agbench.attempt import AgentLabel, MessageKind, RunScope
+from agbench.attempt import AgentLabel, Endpoint, MessageKind, RunScope
 from agbench.config import Architecture
 from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole, agent_label
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
@@ -42,6 +42,7 @@ OK, CONTEXT, DEADLINE = Outcome.OK, Outcome.CONTEXT, Outcome.DEADLINE
 # What the generic "delegation failed" tool result adds to the cloud lead's history.
 FAILURE_REPORT_TOKENS = 40
 Proc = Generator[simpy.Event, Any, Outcome]
+LOCAL_ENDPOINT = Endpoint.LOCAL.value  # a turn's endpoint, as trajectories spell it
 
 
 @dataclass
@@ -58,10 +59,12 @@ class SimWorld:
     agent_kind: str  # task_runs.agent_kind: "sim-replay" / "sim-synthetic"
     records: list[Any] = field(default_factory=list)
     cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
+    arch: str = field(init=False)  # the architecture's name (LO, CO, HCL, HLL)
+    labels: dict[SimRole, AgentLabel] = field(init=False)  # each role's trace label
 
-    @property
-    def arch(self) -> str:
-        return self.scope.config.architecture.value
+    def __post_init__(self) -> None:
+        self.arch = self.scope.config.architecture.value
+        self.labels = {role: agent_label(self.arch, role) for role in SimRole}
 
 
 @dataclass(eq=False)
@@ -200,7 +203,7 @@ class TaskAgent:
             elif w.profile.behaviour.turn_gap_s > 0 and not (yield from self._harness_gap(st)):
                 return DEADLINE
             prompt = history + added
-            if turn.endpoint == AgentLabel.LOCAL.endpoint:
+            if turn.endpoint == LOCAL_ENDPOINT:
                 result = yield from self._local_call(
                     st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, turn
                 )
@@ -276,7 +279,7 @@ class TaskAgent:
             (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
         )
         st.record.model_call(
-            agent_label(w.arch, role),
+            w.labels[role],
             t0,
             (req.t_done or w.env.now) - t0,
             ttft_s=(req.t_first - t0) if req.t_first is not None else None,
@@ -362,7 +365,7 @@ class TaskAgent:
             if st.expired:
                 return False
         st.record.model_call(
-            agent_label(w.arch, role),
+            w.labels[role],
             t0,
             reply.total_s,
             ttft_s=reply.ttft_s,
@@ -400,8 +403,7 @@ class TaskAgent:
             None,
             (self.w.arch, SimRole.CONSULT) if prefix > 0 else None,
         )
-        lead = agent_label(self.w.arch, SimRole.LEAD)
-        consultant = agent_label(self.w.arch, SimRole.CONSULT)
+        lead, consultant = self.w.labels[SimRole.LEAD], self.w.labels[SimRole.CONSULT]
         st.record.message(
             MessageKind.CONSULT,
             lead,
@@ -434,8 +436,8 @@ class TaskAgent:
             outcome = yield from self._agent(st, sub, SimRole.SUB, ("sub", st.calls), start=progress)
             st.record.message(
                 MessageKind.DELEGATE,
-                agent_label(self.w.arch, SimRole.LEAD),
-                agent_label(self.w.arch, SimRole.SUB),
+                self.w.labels[SimRole.LEAD],
+                self.w.labels[SimRole.SUB],
                 t0,
                 self.w.env.now,
                 instruction,
@@ -488,7 +490,7 @@ class TaskAgent:
         if st.expired:
             return False
         st.record.tool_call(
-            agent_label(w.arch, role), step.tool, t0, w.env.now - t0, cpu_s, step.output_tokens * BYTES_PER_TOKEN
+            w.labels[role], step.tool, t0, w.env.now - t0, cpu_s, step.output_tokens * BYTES_PER_TOKEN
         )
         return True
 

@@ -173,15 +173,23 @@ def test_hcl_delegation_that_fits_succeeds_and_costs_cloud_money() -> None:
 
 
 def test_this_machine_c4_is_slower_than_c1_for_lo() -> None:
-    """DESIGN.md: LO at C=4 on 2 cores took longer than C=1 (per-slot prefix cache + CPU sharing)."""
-    # Seed 1: an order whose C=4 mixes all fit the 4,096-token pool (in seed 0's order two long
-    # tasks meet and four end in context errors, which would shorten the suite instead).
+    """DESIGN.md: LO at C=4 on 2 cores took longer than C=1 (per-slot prefix cache + CPU sharing).
+
+    Which tasks share the server depends on the order, so the claim is checked over three
+    orders whose C=4 mixes all fit the 4,096-token pool (seed 0's order puts two long tasks
+    together and four end in context errors, which would shorten the suite instead): every
+    order loses prefix-cache hits at C=4, and on average the suite takes longer.
+    """
     sc = load_scenario("this-machine-smollm2")
     wl = sc.workload()
-    c1 = simulate(sc.profile, "LO", 1, 1, wl)
-    c4 = simulate(sc.profile, "LO", 4, 1, wl)
-    assert all(r.status == Status.SUCCESS for r in c1.task_runs() + c4.task_runs())
-    assert c4.suite_wall_s > c1.suite_wall_s
-    cached1 = sum(r.cached_tokens for r in c1.task_runs())
-    cached4 = sum(r.cached_tokens for r in c4.task_runs())
-    assert cached4 < cached1  # slots taken by other tasks lose their prefixes
+    c1_walls, c4_walls = [], []
+    for seed in (1, 2, 3):
+        c1 = simulate(sc.profile, "LO", 1, seed, wl)
+        c4 = simulate(sc.profile, "LO", 4, seed, wl)
+        assert all(r.status == Status.SUCCESS for r in c1.task_runs() + c4.task_runs())
+        cached1 = sum(r.cached_tokens for r in c1.task_runs())
+        cached4 = sum(r.cached_tokens for r in c4.task_runs())
+        assert cached4 < cached1  # slots taken by other tasks lose their prefixes
+        c1_walls.append(c1.suite_wall_s)
+        c4_walls.append(c4.suite_wall_s)
+    assert sum(c4_walls) > sum(c1_walls)

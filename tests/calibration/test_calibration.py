@@ -135,11 +135,18 @@ def _run_one(
 
 
 def test_a_full_unified_pool_purges_idle_caches_before_failing() -> None:
+    # Without the host-memory prompt cache (which would save and clear the idle slot first).
     outcomes = {}
     for purge in (False, True):
         env = simpy.Environment()
         settings = ServerProfile(
-            n_ctx=1000, n_parallel=2, kv_unified=True, idle_cache_holds_kv=True, purge_idle_on_full=purge
+            n_ctx=1000,
+            n_parallel=2,
+            kv_unified=True,
+            idle_cache_holds_kv=True,
+            purge_idle_on_full=purge,
+            prompt_cache_mib=0.0,
+            cache_idle_slots=False,
         )
         server = _server(settings, env)
         _run_one(env, server, "a", 500, 20, 0.0)  # done long before b: its cache stays idle

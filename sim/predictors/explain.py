@@ -67,6 +67,7 @@ MEMORY = (
     ("server", "n_ctx"),
     ("server", "n_ctx_per_slot"),
 )
+TOOLS = (("device", "cores"),)
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ def inputs(profile: Profile) -> dict[str, tuple[tuple[str, str], ...]]:
         "decode": MEASURED_DECODE if measured else ROOFLINE_DECODE,
         "prefill": MEASURED_PREFILL if measured else ROOFLINE_PREFILL,
         "memory": MEMORY,
+        "tools": TOOLS,
     }
 
 
@@ -195,11 +197,14 @@ def render(scenario: Scenario) -> str:
         "decode columns from " + " ".join(refs[k] for k in cols["decode"]),
         "prefill column from " + " ".join(refs[k] for k in cols["prefill"]),
         "memory line from " + " ".join(refs[k] for k in cols["memory"]),
+        f"tools: the tool calls of concurrent tasks share the device's {p.device.cores} CPU cores by processor "
+        "sharing (entities/cpu.py): a CPU-bound call slows when more run than there are cores "
+        + " ".join(refs[k] for k in cols["tools"]),
     ]
     if not p.device.gpu:
         lines.append(
-            f"CPU-only: these are rates on idle cores; tools of concurrent tasks share the same {p.device.cores} "
-            "cores with inference (entities/cpu.py), which slows both in the simulation"
+            "CPU-only: the rates above are on idle cores; inference shares those cores with the tools, "
+            "which slows both in the simulation"
         )
     lines.append("sources:")
     for s in all_sources(p):

@@ -52,25 +52,33 @@ def summary(result: WhatIfResult) -> dict[str, Any]:
     }
 
 
+def front_groups(result: WhatIfResult) -> list[list[int]]:
+    """Front points grouped by equal objectives (e.g. CO at one concurrency under every local
+    setting, which CO never uses), best first on the first objective; each group is listed once."""
+    objs = result.spec.objectives
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for i in result.front:
+        key = tuple(round(result.results[i].objectives[o], 9) for o in objs)
+        groups.setdefault(key, []).append(i)
+    sign = 1.0 if OBJECTIVES[objs[0]] == "max" else -1.0
+    return sorted(groups.values(), key=lambda g: -sign * result.results[g[0]].objectives[objs[0]])
+
+
 def front_lines(result: WhatIfResult) -> list[str]:
     """The front as terminal lines: label, objectives, bottleneck."""
     objs = result.spec.objectives
     lines = [
         f"{result.spec.name}: {len(result.results)} points ({len(result.simulated)} simulated, "
         f"{len(result.refused)} refused: do not fit in memory) in {result.wall_s:.1f} s on {result.where}",
-        f"Pareto front ({len(result.front)} points; "
+        f"Pareto front ({len(result.front)} points, {len(front_groups(result))} distinct; "
         + ", ".join(f"{o} {'higher' if OBJECTIVES[o] == 'max' else 'lower'} is better" for o in objs)
         + "):",
     ]
-    for i in sorted(
-        result.front,
-        key=lambda i: (
-            -result.results[i].objectives.get(objs[0], 0) * (1 if OBJECTIVES[objs[0]] == "max" else -1)
-        ),
-    ):
-        r = result.results[i]
+    for group in front_groups(result):
+        r = result.results[group[0]]
         figures = "  ".join(f"{o}={_fmt(r.objectives[o])}" for o in objs)
-        lines.append(f"  {r.point.label}: {figures}")
+        same = f" (+{len(group) - 1} settings with the same figures)" if len(group) > 1 else ""
+        lines.append(f"  {r.point.label}{same}: {figures}")
         if r.bottleneck:
             lines.append(f"      bottleneck {r.bottleneck.text}")
     return lines
@@ -125,8 +133,10 @@ def render(result: WhatIfResult) -> str:
     objs = result.spec.objectives
     head = "".join(f"<th>{html.escape(h)}</th>" for h in ["point", *objs, "bottleneck", "why"])
     rows = []
-    for row in s["front"]:
-        cells = [f'<td class="l">{html.escape(row["label"])}</td>']
+    for group in front_groups(result):
+        row = result.results[group[0]].to_dict()
+        same = f" (+{len(group) - 1} settings with the same figures)" if len(group) > 1 else ""
+        cells = [f'<td class="l">{html.escape(row["label"] + same)}</td>']
         cells += [f"<td>{html.escape(_fmt(row[o]))}</td>" for o in objs]
         cells.append(f'<td class="l">{html.escape(row["bottleneck"])}</td>')
         cells.append(f'<td class="l">{html.escape(row["explanation"])}</td>')
@@ -175,4 +185,4 @@ def write_report(result: WhatIfResult, out_dir: Path) -> list[Path]:
     return [js, table, page]
 
 
-__all__ = ["front_lines", "render", "summary", "write_report"]
+__all__ = ["front_groups", "front_lines", "render", "summary", "write_report"]

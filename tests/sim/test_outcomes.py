@@ -173,7 +173,9 @@ def test_hcl_delegation_that_fits_succeeds_and_costs_cloud_money() -> None:
 
 
 def test_this_machine_c4_is_slower_than_c1_for_lo() -> None:
-    """DESIGN.md: LO at C=4 on 2 cores took longer than C=1 (per-slot prefix cache + CPU sharing).
+    """Measured on this machine: LO at C=4 on 2 cores took longer than C=1 (CPU sharing, and
+    prefixes a slot change costs even with llama-server's prompt cache: a new task's first turn
+    shares only the system prompt with the slot it lands on).
 
     Which tasks share the server depends on the order, so the claim is checked over three
     orders whose C=4 mixes all fit the 4,096-token pool (seed 0's order puts two long tasks
@@ -189,7 +191,7 @@ def test_this_machine_c4_is_slower_than_c1_for_lo() -> None:
         assert all(r.status == Status.SUCCESS for r in c1.task_runs() + c4.task_runs())
         cached1 = sum(r.cached_tokens for r in c1.task_runs())
         cached4 = sum(r.cached_tokens for r in c4.task_runs())
-        assert cached4 < cached1  # slots taken by other tasks lose their prefixes
+        assert cached4 < cached1  # slot changes still cost some prefix tokens
         c1_walls.append(c1.suite_wall_s)
         c4_walls.append(c4.suite_wall_s)
     assert sum(c4_walls) > sum(c1_walls)

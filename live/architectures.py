@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agbench.attempt import AgentLabel, Endpoint, MessageKind
 from agbench.config import Architecture
 
 if TYPE_CHECKING:
@@ -33,18 +34,19 @@ if TYPE_CHECKING:
 
 PROMPT_DIR = Path(__file__).resolve().parent / "agents" / "prompts"
 
-#: Agent labels as they appear in the trace's ``agent`` / ``sender`` / ``receiver`` columns.
-AGENT_LOCAL = "local"
-AGENT_CLOUD = "cloud"
-AGENT_LOCAL_SUB = "local-sub"  # HCL's delegated sub-agent
+#: Agent labels as they appear in the trace's ``agent`` / ``sender`` / ``receiver`` columns
+#: (the core's :class:`~agbench.attempt.AgentLabel`; HLL's consulted cloud model is ``cloud``).
+AGENT_LOCAL = AgentLabel.LOCAL
+AGENT_CLOUD = AgentLabel.CLOUD
+AGENT_LOCAL_SUB = AgentLabel.LOCAL_SUB  # HCL's delegated sub-agent
 
 
 @dataclass(frozen=True)
 class Role:
     """One agent of an architecture: its trace label, its endpoint and its system prompt."""
 
-    agent: str
-    endpoint: str  # "local" | "cloud"
+    agent: AgentLabel
+    endpoint: Endpoint
     prompt: str  # file stem under agents/prompts/
 
     @property
@@ -52,12 +54,12 @@ class Role:
         return system_prompt(self.prompt)
 
 
-LOCAL_AGENT = Role(AGENT_LOCAL, "local", "local_agent")
-CLOUD_AGENT = Role(AGENT_CLOUD, "cloud", "cloud_agent")
-HCL_LEAD = Role(AGENT_CLOUD, "cloud", "hcl_lead")
-HLL_LEAD = Role(AGENT_LOCAL, "local", "hll_lead")
-DELEGATED_AGENT = Role(AGENT_LOCAL_SUB, "local", "delegated_agent")
-CLOUD_CONSULTANT = Role(AGENT_CLOUD, "cloud", "cloud_consultant")
+LOCAL_AGENT = Role(AGENT_LOCAL, Endpoint.LOCAL, "local_agent")
+CLOUD_AGENT = Role(AGENT_CLOUD, Endpoint.CLOUD, "cloud_agent")
+HCL_LEAD = Role(AGENT_CLOUD, Endpoint.CLOUD, "hcl_lead")
+HLL_LEAD = Role(AGENT_LOCAL, Endpoint.LOCAL, "hll_lead")
+DELEGATED_AGENT = Role(AGENT_LOCAL_SUB, Endpoint.LOCAL, "delegated_agent")
+CLOUD_CONSULTANT = Role(AGENT_CLOUD, Endpoint.CLOUD, "cloud_consultant")
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,10 @@ class ArchitecturePlan:
     architecture: Architecture
     lead: Role
     helper: Role | None = None
-    coordination: str | None = None  # "delegate" | "consult" | None
+    coordination: MessageKind | None = None
 
     @property
-    def endpoints(self) -> tuple[str, ...]:
+    def endpoints(self) -> tuple[Endpoint, ...]:
         roles = [self.lead] + ([self.helper] if self.helper else [])
         return tuple(sorted({r.endpoint for r in roles}))
 
@@ -78,8 +80,8 @@ class ArchitecturePlan:
 PLANS: dict[Architecture, ArchitecturePlan] = {
     Architecture.LO: ArchitecturePlan(Architecture.LO, LOCAL_AGENT),
     Architecture.CO: ArchitecturePlan(Architecture.CO, CLOUD_AGENT),
-    Architecture.HCL: ArchitecturePlan(Architecture.HCL, HCL_LEAD, DELEGATED_AGENT, "delegate"),
-    Architecture.HLL: ArchitecturePlan(Architecture.HLL, HLL_LEAD, CLOUD_CONSULTANT, "consult"),
+    Architecture.HCL: ArchitecturePlan(Architecture.HCL, HCL_LEAD, DELEGATED_AGENT, MessageKind.DELEGATE),
+    Architecture.HLL: ArchitecturePlan(Architecture.HLL, HLL_LEAD, CLOUD_CONSULTANT, MessageKind.CONSULT),
 }
 
 
@@ -106,7 +108,7 @@ def prompt_texts() -> dict[str, dict[str, str]]:
 DELEGATE_SCHEMA: dict[str, Any] = {
     "type": "function",
     "function": {
-        "name": "delegate",
+        "name": MessageKind.DELEGATE.value,
         "description": (
             "Hand a self-contained piece of work to a local assistant on the user's device. It has "
             "the same file, shell and search tools, sees only this instruction, and returns a report."
@@ -127,7 +129,7 @@ DELEGATE_SCHEMA: dict[str, Any] = {
 CONSULT_SCHEMA: dict[str, Any] = {
     "type": "function",
     "function": {
-        "name": "consult",
+        "name": MessageKind.CONSULT.value,
         "description": (
             "Ask a stronger remote model for advice (planning, reasoning, checking). It cannot see "
             "files or run tools: include what it needs to know. Returns its answer."
@@ -142,9 +144,9 @@ CONSULT_SCHEMA: dict[str, Any] = {
 
 
 def coordination_schemas(plan: ArchitecturePlan) -> list[dict[str, Any]]:
-    if plan.coordination == "delegate":
+    if plan.coordination is MessageKind.DELEGATE:
         return [DELEGATE_SCHEMA]
-    if plan.coordination == "consult":
+    if plan.coordination is MessageKind.CONSULT:
         return [CONSULT_SCHEMA]
     return []
 
@@ -185,7 +187,14 @@ async def delegate(
         else f"The local assistant could not finish ({report.reason}). {report.report}"
     )
     ctx.record_message(
-        "delegate", plan.lead.agent, plan.helper.agent, t_start, time.time(), instruction, text, report.ok
+        MessageKind.DELEGATE,
+        plan.lead.agent,
+        plan.helper.agent,
+        t_start,
+        time.time(),
+        instruction,
+        text,
+        report.ok,
     )
     return text.strip()
 
@@ -198,7 +207,9 @@ async def consult(
     question = question.strip()
     t_start = time.time()
     if not question:
-        ctx.record_message("consult", plan.lead.agent, plan.helper.agent, t_start, time.time(), "", "", False)
+        ctx.record_message(
+            MessageKind.CONSULT, plan.lead.agent, plan.helper.agent, t_start, time.time(), "", "", False
+        )
         return "consult needs a non-empty 'question'."
     messages = [
         {"role": "system", "content": plan.helper.system_prompt},
@@ -209,7 +220,14 @@ async def consult(
     answer = "" if error else str(getattr(result, "content", "") or "").strip()
     text = answer if not error else f"The consultation failed ({error})."
     ctx.record_message(
-        "consult", plan.lead.agent, plan.helper.agent, t_start, time.time(), question, text, not error
+        MessageKind.CONSULT,
+        plan.lead.agent,
+        plan.helper.agent,
+        t_start,
+        time.time(),
+        question,
+        text,
+        not error,
     )
     return text
 

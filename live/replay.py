@@ -45,9 +45,11 @@ from typing import Any
 
 import httpx
 
+from agbench.attempt import Endpoint, ErrorClass, MessageKind
 from agbench.config import AgentKind, Architecture
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import AgentContext, AgentOutcome
+from agbench.live.agents.model_agent import ERROR_STATUS
 from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter, fit_last_message, sized_text
 from agbench.status import Status
@@ -56,17 +58,6 @@ from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 MAX_REDELEGATIONS = 2
 #: Template tokens around one message, kept out of a result's own share of the history.
 MESSAGE_FRAMING_TOKENS = 5
-
-# The model agent's mapping (agents/model_agent.py): a server error on a model turn is the
-# agent's failure, the rest is the infrastructure's.
-_ERROR_STATUS: dict[str, Status] = {
-    "context_limit": Status.CONTEXT_LIMIT,
-    "server_error": Status.EXECUTION_ERROR,
-    "rate_limited": Status.INFRASTRUCTURE_ERROR,
-    "connection": Status.INFRASTRUCTURE_ERROR,
-    "bad_response": Status.INFRASTRUCTURE_ERROR,
-    "timeout": Status.INFRASTRUCTURE_ERROR,
-}
 
 
 @dataclass
@@ -161,7 +152,7 @@ class ReplayAgent:
         if notes:
             reason += "; " + "; ".join(sorted(notes))
         answer = "" if end.status is not None or end.gave_up else traj.answer
-        return AgentOutcome(answer, end.status, reason, ctx.recorder.tally.local_context_errors)
+        return AgentOutcome(answer, end.status, reason, ctx.recorder.counters.local_context_errors)
 
     async def _counter(self, ctx: AgentContext, endpoint: str) -> TokenCounter:
         return await self._counters.counter(ctx.server_urls.get(endpoint))
@@ -191,11 +182,11 @@ class ReplayAgent:
 
     def _model_failure(self, ctx: AgentContext, role: Role, result: Any, turn: int, done: int) -> _End:
         error = str(result.error_class)
-        if error == "timeout" and ctx.remaining_s() <= 0:
+        if error == ErrorClass.TIMEOUT and ctx.remaining_s() <= 0:
             return _End(Status.TIMEOUT, "task deadline passed during a model call", done, turn)
         detail = str(getattr(result, "error", "") or "")[:200]
         reason = f"{role.agent} model call failed: {error}" + (f" ({detail})" if detail else "")
-        return _End(_ERROR_STATUS.get(error, Status.EXECUTION_ERROR), reason, done, turn)
+        return _End(ERROR_STATUS.get(error, Status.EXECUTION_ERROR), reason, done, turn)
 
     async def _run_agent(
         self,
@@ -239,7 +230,7 @@ class ReplayAgent:
             await fit_last_message(counter, messages, target, real, key)
             result = await ctx.chat(
                 role.agent,
-                turn.endpoint,
+                Endpoint(turn.endpoint),
                 list(messages),  # a snapshot: the history keeps growing after the call
                 max_tokens=turn.output_tokens,
                 extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
@@ -264,13 +255,13 @@ class ReplayAgent:
                 done += extra_turns
                 if history is not None:  # re-delegations grew the lead's history
                     target = history
-                pending.append(_Pending("delegate", {"instruction": last_content}, text, 0))
+                pending.append(_Pending(MessageKind.DELEGATE, {"instruction": last_content}, text, 0))
             if turn.consult is not None:
                 consulted = await self._consult(ctx, plan, turn.consult, last_content, notes)
                 if isinstance(consulted, _End):
                     consulted.turns += done
                     return consulted
-                pending.append(_Pending("consult", {"question": last_content}, consulted, 0))
+                pending.append(_Pending(MessageKind.CONSULT, {"question": last_content}, consulted, 0))
             last_end = time.monotonic()
         return _End(None, "answered", done)
 
@@ -355,13 +346,13 @@ class ReplayAgent:
             progress = end.failed_turn if end.failed_turn is not None else progress
             # The lead reads the generic failure and writes a new delegation.
             counter = await self._counter(ctx, turn.endpoint)
-            failed = _Pending("delegate", {"instruction": instruction}, report, 0)
+            failed = _Pending(MessageKind.DELEGATE, {"instruction": instruction}, report, 0)
             messages.append({"role": "assistant", "content": instruction, "tool_calls": [failed.tool_call()]})
             messages.append(failed.message(report))
             prompt = await counter.count_prompt(messages)
             result = await ctx.chat(
                 lead.agent,
-                turn.endpoint,
+                Endpoint(turn.endpoint),
                 list(messages),  # a snapshot: the history keeps growing after the call
                 max_tokens=turn.output_tokens,
                 extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
@@ -396,7 +387,7 @@ class ReplayAgent:
         )
         result = await ctx.chat(
             helper.agent,
-            consult.endpoint,
+            Endpoint(consult.endpoint),
             messages,
             max_tokens=consult.output_tokens,
             extra_body=self._extra_body(ctx, counter, consult.endpoint, notes),
@@ -404,9 +395,16 @@ class ReplayAgent:
         error = str(result.error_class or "")
         text = (result.content or "").strip() if not error else f"The consultation failed ({error})."
         ctx.record_message(
-            "consult", plan.lead.agent, helper.agent, t_start, time.time(), question, text, not error
+            MessageKind.CONSULT,
+            plan.lead.agent,
+            helper.agent,
+            t_start,
+            time.time(),
+            question,
+            text,
+            not error,
         )
-        if error == "timeout" and ctx.remaining_s() <= 0:
+        if error == ErrorClass.TIMEOUT and ctx.remaining_s() <= 0:
             return _End(Status.TIMEOUT, "task deadline passed during a consultation")
         return text
 

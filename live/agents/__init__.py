@@ -6,7 +6,6 @@ from agbench.live.agents.base import (
     AgentOutcome,
     AttemptRecorder,
     ChatBackend,
-    TimeBreakdown,
 )
 
-__all__ = ["Agent", "AgentContext", "AgentOutcome", "AttemptRecorder", "ChatBackend", "TimeBreakdown"]
+__all__ = ["Agent", "AgentContext", "AgentOutcome", "AttemptRecorder", "ChatBackend"]

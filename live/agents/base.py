@@ -16,10 +16,11 @@ import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from agbench.config import AgentKind, Architecture, Configuration, PriceTable
+from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, Endpoint, ErrorClass, MessageKind
+from agbench.config import AgentKind, Architecture, PriceTable
 from agbench.records import Message, ModelCall, ToolCall
 from agbench.status import Status
 from agbench.task import Task
@@ -31,11 +32,11 @@ if TYPE_CHECKING:
     from agbench.live.tools import Tool, ToolResult
 
 T = TypeVar("T")
-BackendFactory = Callable[[str, str], "ChatBackend"]  # (agent, endpoint) -> backend
+BackendFactory = Callable[[AgentLabel, Endpoint], "ChatBackend"]  # (agent, endpoint) -> backend
 
 #: Where a model request goes. ``local``: the device's own server; ``cloud``: the cloud API
 #: (or the local stand-in for it).
-ENDPOINTS = ("local", "cloud")
+ENDPOINTS = tuple(Endpoint)
 
 #: Message sizes in tokens are estimated at this many UTF-8 bytes per token: the harness does
 #: not tokenize inter-agent messages itself (the model calls carrying them are counted exactly).
@@ -46,10 +47,10 @@ def _normalise_proxy_errors(result: ChatResult) -> None:
     """The recording proxy answers 502 when the upstream could not be reached and 504 when it
     timed out; the client sees only a 5xx. Map them back so a dead server is infrastructure,
     not the model's failure (the proxy's own trace row carries the same class)."""
-    if result.error_class == "server_error" and result.status_code == 502:
-        result.error_class = "connection"
-    elif result.error_class == "server_error" and result.status_code == 504:
-        result.error_class = "timeout"
+    if result.error_class == ErrorClass.SERVER_ERROR and result.status_code == 502:
+        result.error_class = ErrorClass.CONNECTION
+    elif result.error_class == ErrorClass.SERVER_ERROR and result.status_code == 504:
+        result.error_class = ErrorClass.TIMEOUT
 
 
 class ChatBackend(Protocol):
@@ -82,76 +83,22 @@ class AgentOutcome:
     local_context_errors: int = 0
 
 
-@dataclass
-class TimeBreakdown:
-    """Seconds spent waiting on each kind of thing; ``other`` is the rest of the wall time."""
-
-    local_model_s: float = 0.0
-    cloud_model_s: float = 0.0
-    tools_s: float = 0.0
-
-    def add_model(self, endpoint: str, seconds: float) -> None:
-        if endpoint == "cloud":
-            self.cloud_model_s += seconds
-        else:
-            self.local_model_s += seconds
-
-    @property
-    def accounted_s(self) -> float:
-        return self.local_model_s + self.cloud_model_s + self.tools_s
-
-
-@dataclass
-class AttemptTally:
-    """Counters of one attempt, summed into its ``task_runs`` row."""
-
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    cloud_prompt_tokens: int = 0
-    cloud_cached_tokens: int = 0
-    cloud_completion_tokens: int = 0
-    cloud_cost_usd: float = 0.0
-    cloud_calls: int = 0
-    model_calls: int = 0
-    tool_calls: int = 0
-    local_context_errors: int = 0
-    context_errors_by_agent: dict[str, int] = field(default_factory=dict)
-
-
 class AttemptRecorder:
-    """Writes one attempt's trace rows (journal) and keeps its breakdown and counters."""
+    """Writes one attempt's trace rows (journal) and sums them into its counters.
 
-    def __init__(
-        self,
-        writer: JournalWriter | None,
-        run_id: str,
-        config: Configuration,
-        task: Task,
-        attempt: int,
-        prices: PriceTable,
-    ) -> None:
+    Every row's identity comes from the attempt's :class:`~agbench.attempt.AttemptKey`
+    (``key.ids()``); the counters are the core's :class:`~agbench.attempt.AttemptCounters`,
+    turned into the ``task_runs`` row by ``counters.task_run`` as the simulator does.
+    """
+
+    def __init__(self, writer: JournalWriter | None, key: AttemptKey, prices: PriceTable) -> None:
         self.writer = writer
-        self.run_id = run_id
-        self.config = config
-        self.task = task
-        self.attempt = attempt
+        self.key = key
         self.prices = prices
-        self.breakdown = TimeBreakdown()
-        self.tally = AttemptTally()
+        self.counters = AttemptCounters()
         self.model_call_rows: list[ModelCall] = []
         self.closed = False
         self.cancelled_requests: set[str] = set()
-
-    def _ids(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "device": self.config.device,
-            "architecture": self.config.architecture.value,
-            "concurrency": self.config.concurrency,
-            "task": self.task.id,
-            "attempt": self.attempt,
-        }
 
     def write(self, record: Any) -> None:
         """Append a row to the attempt's journal; rows arriving after it closed are dropped."""
@@ -167,19 +114,25 @@ class AttemptRecorder:
             self.writer.close()
 
     def cancelled_call(
-        self, agent: str, endpoint: str, call_id: str, request_id: str, t_start: float, waited_s: float
+        self,
+        agent: AgentLabel,
+        endpoint: Endpoint,
+        call_id: str,
+        request_id: str,
+        t_start: float,
+        waited_s: float,
     ) -> None:
         """A model request abandoned mid-flight (deadline or stop), recorded as a timeout."""
         self.cancelled_requests.add(request_id)
         self.model_call(
             ModelCall(
-                **self._ids(),
+                **self.key.ids(),
                 agent=agent,
-                endpoint=endpoint,
+                endpoint=endpoint.value,
                 call_id=call_id,
                 t_start=t_start,
                 total_s=waited_s,
-                error_class="timeout",
+                error_class=ErrorClass.TIMEOUT.value,
                 request_id=request_id,
                 finish_reason="cancelled",
             )
@@ -188,21 +141,7 @@ class AttemptRecorder:
     def model_call(self, row: ModelCall) -> None:
         if row.request_id and row.request_id in self.cancelled_requests and row.finish_reason != "cancelled":
             return  # the proxy's late row for a call already recorded as cut off
-        t = self.tally
-        t.model_calls += 1
-        t.prompt_tokens += row.prompt_tokens
-        t.cached_tokens += row.cached_tokens
-        t.completion_tokens += row.completion_tokens
-        if row.endpoint == "cloud":
-            t.cloud_calls += 1
-            t.cloud_prompt_tokens += row.prompt_tokens
-            t.cloud_cached_tokens += row.cached_tokens
-            t.cloud_completion_tokens += row.completion_tokens
-            t.cloud_cost_usd += row.cost_usd
-        if row.error_class == "context_limit":
-            t.context_errors_by_agent[row.agent] = t.context_errors_by_agent.get(row.agent, 0) + 1
-            if row.endpoint == "local":
-                t.local_context_errors += 1
+        self.counters.add_model_call(row)
         self.model_call_rows.append(row)
         self.write(row)
 
@@ -210,7 +149,8 @@ class AttemptRecorder:
         self.write(row)
 
     def tool_call(self, row: ToolCall) -> None:
-        self.tally.tool_calls += 1
+        self.counters.add_tool_call(row)
+        self.counters.tools_s += row.wall_s
         self.write(row)
 
 
@@ -233,7 +173,7 @@ class AgentContext:
         deadline: float,
         seed: int,
         server_urls: dict[str, str],
-        backends: dict[str, ChatBackend] | BackendFactory,
+        backends: dict[Endpoint, ChatBackend] | BackendFactory,
         recorder: AttemptRecorder,
         calls_recorded_by_proxy: bool = False,
         agent_kind: AgentKind = AgentKind.MODEL,
@@ -255,16 +195,16 @@ class AgentContext:
         #: ``supports_tools: false``): a model agent describes its tools in the prompt instead.
         self.text_tool_endpoints = text_tool_endpoints
         if isinstance(backends, dict):
-            table = dict(backends)
+            table = {Endpoint(e): b for e, b in backends.items()}
 
-            def backend_for(agent: str, endpoint: str) -> ChatBackend:
+            def backend_for(agent: AgentLabel, endpoint: Endpoint) -> ChatBackend:
                 return table[endpoint]
 
             self._backend_for: BackendFactory = backend_for
             self._endpoints = set(table)
         else:
             self._backend_for = backends
-            self._endpoints = set(server_urls)
+            self._endpoints = {Endpoint(e) for e in server_urls}
         self._recorder = recorder
         self._proxied = calls_recorded_by_proxy
         self._tools_by_name = {t.name: t for t in tools}
@@ -281,8 +221,8 @@ class AgentContext:
     # ---- models ------------------------------------------------------------------------------
     async def chat(
         self,
-        agent: str,
-        endpoint: str,
+        agent: AgentLabel,
+        endpoint: Endpoint,
         messages: list[dict[str, Any]],
         *,
         tools: list[dict[str, Any]] | None = None,
@@ -295,8 +235,9 @@ class AgentContext:
         waited counts as local or cloud model time even when the task's deadline cancels the
         request half-way.
         """
+        endpoint = Endpoint(endpoint)
         if endpoint not in self._endpoints:
-            raise ValueError(f"no {endpoint!r} endpoint in architecture {self.architecture.value}")
+            raise ValueError(f"no {endpoint.value!r} endpoint in architecture {self.architecture.value}")
         backend = self._backend_for(agent, endpoint)
         call_id = uuid.uuid4().hex[:16]
         request_id = uuid.uuid4().hex
@@ -316,24 +257,26 @@ class AgentContext:
             self._recorder.cancelled_call(agent, endpoint, call_id, request_id, t_wall, time.monotonic() - t0)
             raise
         finally:
-            self._recorder.breakdown.add_model(endpoint, time.monotonic() - t0)
+            self._recorder.counters.add_model_wait(endpoint, time.monotonic() - t0)
         _normalise_proxy_errors(result)
         if not self._proxied:
             self._record_model_call(result, agent, endpoint, call_id)
         return result
 
-    def _record_model_call(self, result: ChatResult, agent: str, endpoint: str, call_id: str) -> None:
+    def _record_model_call(
+        self, result: ChatResult, agent: AgentLabel, endpoint: Endpoint, call_id: str
+    ) -> None:
         cost = 0.0
-        if endpoint == "cloud" and not result.error_class:
+        if endpoint is Endpoint.CLOUD and not result.error_class:
             cost = self._recorder.prices.cost(
                 result.prompt_tokens, result.cached_tokens, result.completion_tokens
             )
-        for row in result.model_calls(**self._recorder._ids(), agent=agent, call_id=call_id, cost_usd=cost):
-            row.endpoint = endpoint
+        for row in result.model_calls(self._recorder.key, agent=agent, call_id=call_id, cost_usd=cost):
+            row.endpoint = endpoint.value
             self._recorder.model_call(row)
 
     # ---- tools -------------------------------------------------------------------------------
-    async def call_tool(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call_tool(self, agent: AgentLabel, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one sandbox tool; the call is timed and recorded whatever its outcome."""
         tool = self._tools_by_name.get(name)
         if tool is None:
@@ -353,10 +296,9 @@ class AgentContext:
             raise
         finally:
             wall = time.monotonic() - t0
-            self._recorder.breakdown.tools_s += wall
             self._recorder.tool_call(self._tool_call_row(agent, name, arguments, result, t_wall, wall, error))
 
-    async def timed_tool(self, agent: str, name: str, action: Callable[[], Awaitable[T]]) -> T:
+    async def timed_tool(self, agent: AgentLabel, name: str, action: Callable[[], Awaitable[T]]) -> T:
         """Run a harness-level action as a recorded tool call (the oracle's solution run)."""
         t_wall = time.time()
         t0 = time.monotonic()
@@ -368,12 +310,11 @@ class AgentContext:
             raise
         finally:
             wall = time.monotonic() - t0
-            self._recorder.breakdown.tools_s += wall
             self._recorder.tool_call(self._tool_call_row(agent, name, {}, None, t_wall, wall, error))
 
     def _tool_call_row(
         self,
-        agent: str,
+        agent: AgentLabel,
         name: str,
         arguments: dict[str, Any],
         result: Any,
@@ -382,8 +323,8 @@ class AgentContext:
         error: str,
     ) -> ToolCall:
         row = ToolCall(
-            **self._recorder._ids(),
-            agent=agent,
+            **self._recorder.key.ids(),
+            agent=str(agent),
             call_id=uuid.uuid4().hex[:16],
             tool=name,
             t_start=t_wall,
@@ -404,24 +345,24 @@ class AgentContext:
     # ---- inter-agent messages ----------------------------------------------------------------
     def record_message(
         self,
-        kind: str,
-        sender: str,
-        receiver: str,
+        kind: MessageKind,
+        sender: AgentLabel,
+        receiver: AgentLabel,
         t_start: float,
         t_end: float,
         request_text: str,
         response_text: str,
         ok: bool,
     ) -> None:
-        """One delegation (``kind="delegate"``) or consultation (``"consult"``); times are epoch s."""
+        """One delegation or consultation (:class:`~agbench.attempt.MessageKind`); times are epoch s."""
         request_bytes = len(request_text.encode())
         response_bytes = len(response_text.encode())
         self._recorder.write(
             Message(
-                **self._recorder._ids(),
-                kind=kind,
-                sender=sender,
-                receiver=receiver,
+                **self._recorder.key.ids(),
+                kind=MessageKind(kind).value,
+                sender=AgentLabel(sender).value,
+                receiver=AgentLabel(receiver).value,
                 t_start=t_start,
                 t_end=t_end,
                 request_bytes=request_bytes,
@@ -447,7 +388,5 @@ __all__ = [
     "AgentContext",
     "AgentOutcome",
     "AttemptRecorder",
-    "AttemptTally",
     "ChatBackend",
-    "TimeBreakdown",
 ]

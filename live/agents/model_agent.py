@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agbench.attempt import ErrorClass, MessageKind
 from agbench.config import AgentKind
 from agbench.live.agents.base import AgentContext, AgentOutcome
 from agbench.live.architectures import (
@@ -47,13 +48,14 @@ _FINAL_RE = re.compile(r"final answer\s*[:：]\s*", re.IGNORECASE)
 # Error classes that end a model turn, and the attempt status they give. A server error on a
 # model turn (e.g. llama-server's HTTP 500 on an invented tool name) is the model's failure;
 # connection loss, rate limiting and malformed responses are the infrastructure's.
-_ERROR_STATUS: dict[str, Status] = {
-    "context_limit": Status.CONTEXT_LIMIT,
-    "server_error": Status.EXECUTION_ERROR,
-    "rate_limited": Status.INFRASTRUCTURE_ERROR,
-    "connection": Status.INFRASTRUCTURE_ERROR,
-    "bad_response": Status.INFRASTRUCTURE_ERROR,
-    "timeout": Status.INFRASTRUCTURE_ERROR,
+# The replay agent uses the same mapping.
+ERROR_STATUS: dict[str, Status] = {
+    ErrorClass.CONTEXT_LIMIT: Status.CONTEXT_LIMIT,
+    ErrorClass.SERVER_ERROR: Status.EXECUTION_ERROR,
+    ErrorClass.RATE_LIMITED: Status.INFRASTRUCTURE_ERROR,
+    ErrorClass.CONNECTION: Status.INFRASTRUCTURE_ERROR,
+    ErrorClass.BAD_RESPONSE: Status.INFRASTRUCTURE_ERROR,
+    ErrorClass.TIMEOUT: Status.INFRASTRUCTURE_ERROR,
 }
 
 ExtraTool = Callable[[dict[str, Any]], Awaitable[str]]
@@ -171,14 +173,14 @@ async def run_agent_loop(
         turns += 1
         error = str(result.error_class or "")
         if error:
-            if error == "context_limit" and compaction != "none" and _compact(messages):
+            if error == ErrorClass.CONTEXT_LIMIT and compaction != "none" and _compact(messages):
                 compactions += 1
                 continue
-            if error == "timeout" and ctx.remaining_s() <= 0:
+            if error == ErrorClass.TIMEOUT and ctx.remaining_s() <= 0:
                 return LoopResult(
                     "", Status.TIMEOUT, "task deadline passed during a model call", turns, compactions
                 )
-            status = _ERROR_STATUS.get(error, Status.EXECUTION_ERROR)
+            status = ERROR_STATUS.get(error, Status.EXECUTION_ERROR)
             detail = str(getattr(result, "error", "") or "")[:200]
             reason = f"{role.agent} model call failed: {error}" + (f" ({detail})" if detail else "")
             return LoopResult("", status, reason, turns, compactions)
@@ -256,10 +258,10 @@ class ModelAgent:
         reason = lead.reason + f" after {lead.turns} turn(s) in {time.monotonic() - t0:.1f} s"
         if lead.compactions:
             reason += f"; context compacted {lead.compactions} time(s) ({self.compaction})"
-        return AgentOutcome(lead.answer, lead.status, reason, ctx.recorder.tally.local_context_errors)
+        return AgentOutcome(lead.answer, lead.status, reason, ctx.recorder.counters.local_context_errors)
 
     def _coordination_tools(self, ctx: AgentContext, plan: ArchitecturePlan) -> dict[str, ExtraTool]:
-        if plan.coordination == "delegate":
+        if plan.coordination is MessageKind.DELEGATE:
 
             async def run_sub(c: AgentContext, role: Role, instruction: str) -> SubAgentReport:
                 sub = await run_agent_loop(c, role, instruction, compaction=self.compaction)
@@ -273,8 +275,8 @@ class ModelAgent:
                 report: str = await delegate(ctx, plan, str(args.get("instruction", "")), run_sub)
                 return report
 
-            return {"delegate": delegate_tool}
-        if plan.coordination == "consult":
+            return {MessageKind.DELEGATE: delegate_tool}
+        if plan.coordination is MessageKind.CONSULT:
 
             async def consult_tool(args: dict[str, Any]) -> str:
                 answer: str = await consult(
@@ -282,7 +284,7 @@ class ModelAgent:
                 )
                 return answer
 
-            return {"consult": consult_tool}
+            return {MessageKind.CONSULT: consult_tool}
         return {}
 
 

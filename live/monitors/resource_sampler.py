@@ -12,7 +12,8 @@ from typing import Any
 
 import psutil
 
-from agbench.live.monitors.sampler_thread import Sampler, SamplerThread
+from agbench.attempt import RunScope
+from agbench.live.monitors.sampler_thread import Sampler, SamplerThread, scope_ids
 from agbench.records import ResourceSample
 
 
@@ -37,14 +38,11 @@ class ResourceSampler(Sampler):
         writer: Callable[[ResourceSample], None],
         interval_s: float = 0.5,
         *,
-        run_id: str = "",
-        device: str = "",
-        architecture: str = "",
-        concurrency: int = 0,
+        scope: RunScope | None = None,
         gpu: bool = True,
     ) -> None:
         self.writer = writer
-        self.keys = dict(run_id=run_id, device=device, architecture=architecture, concurrency=concurrency)
+        self.ids = scope_ids(scope)
         self._nv = _nvml() if gpu else None
         self._handles = (
             [self._nv.nvmlDeviceGetHandleByIndex(i) for i in range(self._nv.nvmlDeviceGetCount())]
@@ -74,7 +72,7 @@ class ResourceSampler(Sampler):
             cpu_percent=psutil.cpu_percent(interval=None),
             mem_used_bytes=int(mem.total - mem.available),
             mem_total_bytes=int(mem.total),
-            **self.keys,  # type: ignore[arg-type]
+            **self.ids,
         )
         disk = psutil.disk_io_counters()
         if disk is not None:

@@ -12,7 +12,9 @@ import abc
 import threading
 import time
 from collections.abc import Callable, Generator
-from typing import Self
+from typing import Any, Self
+
+from agbench.attempt import RunScope
 
 
 class SamplerThread:
@@ -70,6 +72,14 @@ class SamplerThread:
         end = self._t_stopped if self._t_stopped is not None else time.monotonic()
         wall = end - self._t_started
         return self.cpu_s / wall if wall > 0 else 0.0
+
+
+def scope_ids(scope: RunScope | None) -> dict[str, Any]:
+    """The identity columns of a run-level sample: the scope's, or blanks for a bare sampler
+    (a benchmark or a test that measures without a run)."""
+    if scope is None:
+        return {"run_id": "", "device": "", "architecture": "", "concurrency": 0}
+    return scope.ids()
 
 
 class Done:

@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from agbench.live.monitors.sampler_thread import Sampler, SamplerThread
+from agbench.attempt import Endpoint, RunScope
+from agbench.live.monitors.sampler_thread import Sampler, SamplerThread, scope_ids
 from agbench.records import ServerSample
 
 
@@ -75,19 +76,15 @@ class ServerSampler(Sampler):
         writer: Callable[[ServerSample], None],
         interval_s: float = 0.5,
         *,
-        run_id: str = "",
-        device: str = "",
-        architecture: str = "",
-        concurrency: int = 0,
-        server: str = "local",
+        scope: RunScope | None = None,
+        server: str = Endpoint.LOCAL,
         kv_total: int | None = None,
         unified_kv: bool = False,
     ) -> None:
         self.base = url.rstrip("/").removesuffix("/v1")
         self.writer = writer
-        self.keys = dict(
-            run_id=run_id, device=device, architecture=architecture, concurrency=concurrency, server=server
-        )
+        self.ids = scope_ids(scope)
+        self.server = str(server)
         self.kv_total = kv_total
         self.unified_kv = unified_kv  # then every slot reports the whole pool as its n_ctx
         self.has_slots = True
@@ -102,7 +99,7 @@ class ServerSampler(Sampler):
         response = self._client.get(self.base + "/metrics")
         response.raise_for_status()
         metrics = parse_prometheus(response.text)
-        sample = ServerSample(t=t, **self.keys)  # type: ignore[arg-type]
+        sample = ServerSample(**self.ids, server=self.server, t=t)
         if any(name.startswith("vllm:") for name in metrics):
             self._fill_vllm(sample, metrics)
         else:

@@ -4,24 +4,15 @@ The classes separate what is the model's or the configuration's fault (``context
 the prompt or the shared KV pool did not fit) from infrastructure (``connection``,
 ``timeout``, ``server_error``) and from protocol trouble (``bad_response``), because the
 statuses and the simulator treat them differently. The mapping follows what llama-server was
-measured to answer under pressure (DESIGN.md, "What llama-server answers under pressure").
+measured to answer under pressure (docs/design.md). The classes themselves are the core's
+:class:`agbench.attempt.ErrorClass` (the simulator classifies with the same names).
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
-
-class ErrorClass(StrEnum):
-    NONE = ""
-    CONTEXT_LIMIT = "context_limit"
-    RATE_LIMITED = "rate_limited"
-    SERVER_ERROR = "server_error"
-    TIMEOUT = "timeout"
-    CONNECTION = "connection"
-    BAD_RESPONSE = "bad_response"
-
+from agbench.attempt import ErrorClass as ErrorClass  # re-exported: the providers classify with it
 
 # Retrying these cannot change the answer's meaning: the request either never reached the
 # model (connection refused) or the server asked us to come back later.
@@ -38,7 +29,7 @@ _CONTEXT_MARKERS = (
 )
 
 
-_GATEWAY_CLASSES = frozenset({"connection", "timeout"})
+_GATEWAY_CLASSES = frozenset({ErrorClass.CONNECTION, ErrorClass.TIMEOUT})
 
 
 class ModelRequestError(Exception):

@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from agbench.attempt import AttemptKey, Endpoint
 from agbench.live.providers.errors import (
     ErrorClass,
     ModelRequestError,
@@ -72,7 +73,7 @@ class GapSummary:
 class ChatResult:
     """What one chat call produced and how long each part took (the final attempt's view)."""
 
-    endpoint: str  # "local" | "cloud" | "mock"
+    endpoint: str  # an Endpoint ("local" | "cloud"), or "mock" for the mock provider
     model: str
     t_start: float  # epoch seconds when the first attempt was sent (after any queueing)
     content: str = ""
@@ -117,35 +118,15 @@ class ChatResult:
         return message
 
     def model_calls(
-        self,
-        *,
-        run_id: str,
-        device: str,
-        architecture: str,
-        concurrency: int,
-        task: str,
-        attempt: int,
-        agent: str,
-        call_id: str,
-        cost_usd: float = 0.0,
+        self, key: AttemptKey, *, agent: str, call_id: str, cost_usd: float = 0.0
     ) -> list[ModelCall]:
-        """Trace rows for this call: one per HTTP attempt (``retry`` = 0, 1, ...).
+        """Trace rows for this call of attempt ``key``: one per HTTP attempt (``retry`` = 0, 1, ...).
 
         Earlier attempts carry only their timing and error; the last carries tokens and cost.
         This is the one place a ``ModelCall`` is built from a client result.
         """
-        endpoint = "local" if self.endpoint == "mock" else self.endpoint
-        common = dict(
-            run_id=run_id,
-            device=device,
-            architecture=architecture,
-            concurrency=concurrency,
-            task=task,
-            attempt=attempt,
-            agent=agent,
-            endpoint=endpoint,
-            request_id=self.request_id,
-        )
+        endpoint = Endpoint.LOCAL.value if self.endpoint == "mock" else self.endpoint
+        ids = key.ids()
         rows: list[ModelCall] = []
         attempts = self.attempts or [
             AttemptRecord(self.t_start, self.total_s, self.status_code, self.error_class)
@@ -153,7 +134,10 @@ class ChatResult:
         for i, a in enumerate(attempts[:-1]):
             rows.append(
                 ModelCall(
-                    **common,  # type: ignore[arg-type]
+                    **ids,
+                    agent=agent,
+                    endpoint=endpoint,
+                    request_id=self.request_id,
                     call_id=f"{call_id}.r{i}",
                     t_start=a.t_start,
                     queue_s=self.queue_s if i == 0 else 0.0,
@@ -166,7 +150,10 @@ class ChatResult:
         last = attempts[-1]
         rows.append(
             ModelCall(
-                **common,  # type: ignore[arg-type]
+                **ids,
+                agent=agent,
+                endpoint=endpoint,
+                request_id=self.request_id,
                 call_id=call_id,
                 t_start=last.t_start,
                 queue_s=self.queue_s if len(attempts) == 1 else 0.0,
@@ -338,7 +325,7 @@ class ChatClient:
         base_url: str,
         model: str,
         *,
-        endpoint: str = "local",
+        endpoint: str = Endpoint.LOCAL,
         api_key: str | None = None,
         timeout_s: float = 600,
         max_retries: int = 2,

@@ -37,9 +37,11 @@ from typing import Any
 
 import pandas as pd
 
+from agbench.attempt import MessageKind
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.live.architectures import plan_for, system_prompt
+from agbench.run_meta import RunSource
 from agbench.status import Status
 from agbench.store import RunStore
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
@@ -278,14 +280,14 @@ class _Builder:
                 if not t0 <= w0 < t1:
                     continue
                 inside = helper_calls[(helper_calls["t_start"] >= w0) & (helper_calls["t_start"] <= w1)]
-                if kind == "consult" and not inside.empty and turn.consult is None:
+                if kind == MessageKind.CONSULT and not inside.empty and turn.consult is None:
                     c = inside.iloc[0]
                     turn.consult = Turn(
                         endpoint=str(c["endpoint"]),
                         prompt_tokens_added=int(c["prompt_tokens"]),
                         output_tokens=max(1, int(c["completion_tokens"])),
                     )
-                elif kind == "delegate" and turn.delegate is None and sub_args is not None:
+                elif kind == MessageKind.DELEGATE and turn.delegate is None and sub_args is not None:
                     sub_tools = (
                         helper_tools[(helper_tools["t_start"] >= w0) & (helper_tools["t_start"] <= w1)]
                         if not helper_tools.empty
@@ -355,10 +357,10 @@ def _attempts(store: RunStore) -> Iterator[_Attempt]:
 def extract(run_dir: Path) -> TrajectorySet:
     """The agent behaviour of a live run directory as a trajectory set (source ``extracted``)."""
     store = RunStore.open(run_dir)
-    meta = store.meta()
-    if meta.get("source", "live") not in ("live", None):
-        raise AgbenchError(f"{run_dir} is a {meta.get('source')} run; trajectories come from live runs")
-    prompts = meta.get("prompts") or {}
+    meta = store.run_meta()
+    if meta.source is not RunSource.LIVE:
+        raise AgbenchError(f"{run_dir} is a {meta.source.value} run; trajectories come from live runs")
+    prompts = meta.prompts
     raw = _raw_histories(run_dir)
     trajectories: list[Trajectory] = []
     missing = 0
@@ -375,9 +377,9 @@ def extract(run_dir: Path) -> TrajectorySet:
     trajectories.sort(key=lambda t: (t.task, t.architecture))
     header = {
         "run_dir": str(run_dir),
-        "run_id": meta.get("run_id"),
-        "agent_kind": meta.get("agent_kind"),
-        "device": meta.get("device"),
+        "run_id": meta.run_id,
+        "agent_kind": meta.agent_kind,
+        "device": meta.device,
         "tool_calls_without_arguments": missing,
     }
     return TrajectorySet(source="extracted", trajectories=trajectories, profile=header)

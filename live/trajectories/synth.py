@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agbench.attempt import Endpoint
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.live.trajectories.profile import HybridProfile, Profile, TokenProfile, load_profile
@@ -171,13 +172,13 @@ def _hll(task: Task, steps: list[Any], sizer: _Sizer, answer: str) -> Trajectory
     for c, chunk in enumerate(chunks):
         if c > 0:
             consult = Turn(
-                "cloud",
+                Endpoint.CLOUD,
                 sizer.size(hy.consult_prompt_tokens, "consult-prompt", c),
                 sizer.size(hy.consult_answer_tokens, "consult-answer", c),
             )
             turns.append(
                 Turn(
-                    "local",
+                    Endpoint.LOCAL,
                     pending,
                     sizer.size(hy.consult_question_tokens, "consult-question", c),
                     think_s=tp.think_s,
@@ -185,9 +186,9 @@ def _hll(task: Task, steps: list[Any], sizer: _Sizer, answer: str) -> Trajectory
                 )
             )
             pending = consult.output_tokens
-        work, pending = _work_turns(chunk, sizer, "local", pending)
+        work, pending = _work_turns(chunk, sizer, Endpoint.LOCAL, pending)
         turns += work
-    turns.append(Turn("local", pending, sizer.size(tp.answer_tokens, "answer"), think_s=tp.think_s))
+    turns.append(Turn(Endpoint.LOCAL, pending, sizer.size(tp.answer_tokens, "answer"), think_s=tp.think_s))
     return Trajectory(task.id, "HLL", "lead", tp.system_prompt_tokens, turns, answer, task.category)
 
 
@@ -199,13 +200,13 @@ def _hcl(task: Task, steps: list[Any], sizer: _Sizer, answer: str) -> Trajectory
     report_text = answer.strip() or EMPTY_REPORT
     for d, chunk in enumerate(_split(groups, hy.delegations)):
         instruction = sizer.size(hy.delegate_instruction_tokens, "delegate-instruction", d)
-        work, sub_pending = _work_turns(chunk, sizer, "local", instruction)
+        work, sub_pending = _work_turns(chunk, sizer, Endpoint.LOCAL, instruction)
         report = sizer.size(hy.delegate_report_tokens, "delegate-report", d)
-        work.append(Turn("local", sub_pending, report, think_s=tp.think_s))
+        work.append(Turn(Endpoint.LOCAL, sub_pending, report, think_s=tp.think_s))
         sub = Trajectory(task.id, "HCL", "sub", tp.system_prompt_tokens, work, report_text, task.category)
-        turns.append(Turn("cloud", pending, instruction, think_s=tp.think_s, delegate=sub))
+        turns.append(Turn(Endpoint.CLOUD, pending, instruction, think_s=tp.think_s, delegate=sub))
         pending = report
-    turns.append(Turn("cloud", pending, sizer.size(tp.answer_tokens, "answer"), think_s=tp.think_s))
+    turns.append(Turn(Endpoint.CLOUD, pending, sizer.size(tp.answer_tokens, "answer"), think_s=tp.think_s))
     return Trajectory(task.id, "HCL", "lead", tp.system_prompt_tokens, turns, answer, task.category)
 
 
@@ -216,8 +217,8 @@ def synthesize_task(
     sizer = _Sizer(profile, task, seed)
     steps = [EXPLORE_STEP] * sizer.tokens.exploration_turns + load_plan(task)
     out = [
-        _single_agent(task, Architecture.LO, "local", steps, sizer, answer),
-        _single_agent(task, Architecture.CO, "cloud", steps, sizer, answer),
+        _single_agent(task, Architecture.LO, Endpoint.LOCAL, steps, sizer, answer),
+        _single_agent(task, Architecture.CO, Endpoint.CLOUD, steps, sizer, answer),
         _hcl(task, steps, sizer, answer),
         _hll(task, steps, sizer, answer),
     ]

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from agbench.attempt import AttemptKey
 from agbench.config import Architecture, Configuration, PriceTable
 from agbench.journal import JournalWriter, read_journal
 from agbench.live.agents.base import AgentContext, AttemptRecorder
@@ -80,7 +81,7 @@ class Harness:
             self.journal, {"kind": "attempt", "config": "d|x|1", "task": "t", "attempt": 1}
         )
         config = Configuration("dev", arch, 1)
-        self.recorder = AttemptRecorder(self.writer, "run", config, self.task, 1, PriceTable())
+        self.recorder = AttemptRecorder(self.writer, AttemptKey("run", config, self.task.id, 1), PriceTable())
         self.clients = {
             endpoint: MockChatClient(replies, name=endpoint) for endpoint, replies in scripts.items()
         }
@@ -198,8 +199,8 @@ def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -
     assert not any("ACCT-7731-SECRET" in json.dumps(r["messages"]) for r in h.clients["cloud"].requests)
     assert "delegate" in [t["function"]["name"] for t in h.clients["cloud"].requests[0]["tools"]]
     assert "delegate" not in [t["function"]["name"] for t in local_requests[0]["tools"]]
-    assert h.recorder.tally.cloud_calls == 2 and h.recorder.tally.cloud_cost_usd > 0
-    assert h.recorder.breakdown.local_model_s >= 0 and h.recorder.breakdown.tools_s > 0
+    assert h.recorder.counters.cloud_calls == 2 and h.recorder.counters.cloud_cost_usd > 0
+    assert h.recorder.counters.local_model_s >= 0 and h.recorder.counters.tools_s > 0
 
 
 def test_hll_consultation_asks_the_cloud_once_and_continues_locally(tmp_path: Path) -> None:

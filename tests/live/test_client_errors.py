@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agbench.attempt import AgentLabel, AttemptKey
 from agbench.config import ServerSettings
 from agbench.live.providers import ChatClient, ChatResult, MockChatClient, MockReply
 from agbench.live.providers.errors import ErrorClass, classify_http_error, parse_retry_after
@@ -109,16 +110,7 @@ def test_429_retry_after_is_honoured_then_succeeds() -> None:
     assert [a.error_class for a in result.attempts] == ["rate_limited", ""]
     assert result.attempts[0].retry_after_s == 1.0
     assert result.attempts[0].backoff_s == 1.0  # Retry-After wins over the shorter own backoff
-    rows = result.model_calls(
-        run_id="r",
-        device="d",
-        architecture="LO",
-        concurrency=1,
-        task="t",
-        attempt=0,
-        agent="local",
-        call_id="c",
-    )
+    rows = result.model_calls(AttemptKey.parse("r", "d|LO|1|t|0"), agent=AgentLabel.LOCAL, call_id="c")
     assert [(r.retry, r.error_class, r.status_code) for r in rows] == [(0, "rate_limited", 429), (1, "", 200)]
     assert rows[-1].completion_tokens == 1 and rows[0].completion_tokens == 0
 

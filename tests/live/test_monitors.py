@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agbench.config import ServerSettings
+from agbench.attempt import RunScope
+from agbench.config import Architecture, Configuration, ServerSettings
 from agbench.live.monitors import ResourceSampler, ServerSampler, parse_prometheus
 from agbench.live.monitors.server_sampler import slot_state
 from agbench.live.providers import ChatClient
@@ -89,7 +90,7 @@ def test_resource_sampler_produces_samples() -> None:
             done.set()
 
     sampler = ResourceSampler(
-        write, interval_s=0.05, run_id="r", device="d", architecture="LO", concurrency=1
+        write, interval_s=0.05, scope=RunScope("r", Configuration("d", Architecture.LO, 1))
     )
     sampler.start()
     done.wait(10)
@@ -111,7 +112,8 @@ def server() -> Iterator[ManagedServer]:
 @pytest.mark.server
 def test_server_samples_follow_real_load(server: ManagedServer) -> None:
     got: list[ServerSample] = []
-    sampler = ServerSampler(server.url, got.append, interval_s=0.1, run_id="r", device="d", concurrency=2)
+    scope = RunScope("r", Configuration("d", Architecture.LO, 2))
+    sampler = ServerSampler(server.url, got.append, interval_s=0.1, scope=scope)
 
     async def load() -> None:
         async with ChatClient(server.url, "smollm2-135m") as client:

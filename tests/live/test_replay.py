@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from agbench.attempt import AttemptKey
 from agbench.config import Architecture, Configuration, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import AgentContext, AgentOutcome, AttemptRecorder
@@ -126,7 +127,9 @@ async def replay_once(
             rows.append(record)
 
     writer: Any = ListWriter()
-    recorder = AttemptRecorder(writer, "run", Configuration("dev", arch, 1), task, 1, PriceTable())
+    recorder = AttemptRecorder(
+        writer, AttemptKey("run", Configuration("dev", arch, 1), task.id, 1), PriceTable()
+    )
     sandbox = create_sandbox("bwrap", task, tmp / f"{task.id}-{arch.value}")
     await sandbox.start()
     try:

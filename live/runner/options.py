@@ -1,0 +1,223 @@
+"""The options of a live sweep and the choices made once per sweep from them.
+
+``SweepOptions`` is every flag of ``agbench run`` / ``agbench sweep`` (JSON-ready: run.json keeps
+it so ``--resume`` restores the same sweep); the functions here pick the tasks (the core's one
+selection rule), the agent, the device name and the managed servers' settings, and reject
+options that cannot work with a one-line error before anything starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import re
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agbench.config import AgentKind, Architecture, PriceTable, ServerSettings
+from agbench.errors import AgbenchError
+from agbench.live.agents.base import Agent
+from agbench.task import Task, load_suite, select_tasks
+
+log = logging.getLogger("agbench.live.runner")
+
+AGENT_NAMES = tuple(k.value for k in AgentKind)
+#: Total KV tokens per slot of the managed local server when ``--local-ctx`` is not given.
+DEFAULT_CTX_PER_SLOT = 4096
+CLOUD_STANDIN_ALIAS = "cloud-standin"
+#: The longest one model request may take before it counts as a ``timeout`` error.
+MAX_REQUEST_S = 600.0
+
+
+class SweepInterrupted(AgbenchError):
+    """The sweep was stopped (Ctrl-C / SIGTERM) before it finished; it can be resumed."""
+
+
+class ServerDied(AgbenchError):
+    """A managed model server died mid-sweep; the attempts it broke are kept as interrupted."""
+
+
+@dataclass
+class SweepOptions:
+    """Every option of ``agbench run`` / ``agbench sweep`` (docs/design.md, command line)."""
+
+    archs: list[Architecture] = field(default_factory=lambda: [Architecture.LO])
+    concurrency: list[int] = field(default_factory=lambda: [1])
+    limit: int | None = None
+    task_ids: list[str] = field(default_factory=list)
+    local_url: str | None = None
+    local_model: str = "smollm2-135m"
+    cloud_url: str | None = None
+    cloud_model: str | None = None
+    local_ctx: int | None = None  # total KV tokens; default DEFAULT_CTX_PER_SLOT per slot
+    local_parallel: int | None = None  # slots; default: the configuration's concurrency
+    local_kv_unified: bool = False
+    local_threads: int | None = None
+    agent: str = "model"
+    trajectories: Path | None = None
+    backend: str = "bwrap"
+    time_limit: float | None = None  # per-task deadline; default the task's own (7,200 s)
+    tool_call_parser: str = "auto"
+    max_tokens: int | None = None
+    device: str | None = None  # default: from the host name
+    seed: int = 0
+    out: Path | None = None  # the run directory itself
+    resume: Path | None = None
+    quiet: bool = False
+    # Not on the command line (library and test use):
+    compaction: str = "none"  # the model agent's context policy ("none" | "drop-old-tool-output")
+    cloud_api_key_env: str = "AGBENCH_CLOUD_API_KEY"
+    prices: PriceTable = field(default_factory=PriceTable)
+    runs_root: Path = Path("runs")  # where runs/<timestamp>/ and runs/latest/ live
+    tasks_root: Path | None = None  # default: the repository's tasks/ (or $AGBENCH_TASKS)
+    sample_interval_s: float = 0.5  # monitors: 2 Hz
+    write_reports: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (stored in run.json so ``--resume`` restores the same sweep)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Path):
+                value = str(value)
+            elif f.name == "archs":
+                value = [a.value for a in value]
+            elif isinstance(value, PriceTable):
+                value = dataclasses.asdict(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SweepOptions:
+        names = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["archs"] = [Architecture(a) for a in kwargs.get("archs", ["LO"])]
+        kwargs["concurrency"] = [int(c) for c in kwargs.get("concurrency", [1])]
+        for key in ("trajectories", "out", "resume", "runs_root", "tasks_root"):
+            if kwargs.get(key) is not None:
+                kwargs[key] = Path(kwargs[key])
+        if isinstance(kwargs.get("prices"), dict):
+            kwargs["prices"] = PriceTable(**kwargs["prices"])
+        return cls(**kwargs)
+
+    @property
+    def agent_kind(self) -> AgentKind:
+        return AgentKind(self.agent)
+
+    @property
+    def needs_models(self) -> bool:
+        return self.agent_kind in (AgentKind.MODEL, AgentKind.REPLAY)
+
+
+# ---- choices made once per sweep ----------------------------------------------------------------
+def default_device_name() -> str:
+    """A device label from the host name (configuration keys use ``|``, so it never holds one)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname()).strip("-") or "device"
+
+
+def select_run_tasks(options: SweepOptions) -> list[Task]:
+    """The sweep's tasks in run order: the suite (or ``--task`` ids) in the seeded order, then
+    ``--limit``'s first N, exactly as ``agbench trajectories synth`` and the simulator pick them."""
+    return select_tasks(
+        load_suite(options.tasks_root), ids=options.task_ids or None, limit=options.limit, seed=options.seed
+    )
+
+
+def make_agent(options: SweepOptions) -> Agent:
+    kind = options.agent_kind
+    if kind is AgentKind.MODEL:
+        from agbench.live.agents.model_agent import ModelAgent
+
+        return ModelAgent(options.compaction)
+    if kind is AgentKind.ORACLE:
+        from agbench.live.agents.oracle import OracleAgent
+
+        return OracleAgent()
+    if kind is AgentKind.NULL:
+        from agbench.live.agents.null import NullAgent
+
+        return NullAgent()
+    from agbench.live.replay import ReplayAgent
+    from agbench.trajectory import TrajectorySet
+
+    if options.trajectories is None:
+        raise AgbenchError("--agent replay needs --trajectories FILE")
+    if not options.trajectories.is_file():
+        raise AgbenchError(f"trajectory file not found: {options.trajectories}")
+    agent: Agent = ReplayAgent(TrajectorySet.load(options.trajectories))
+    return agent
+
+
+def validate_options(options: SweepOptions) -> None:
+    """One-line errors for options that cannot work, before anything starts."""
+    if options.agent not in AGENT_NAMES:
+        raise AgbenchError(f"unknown agent {options.agent!r} (one of {', '.join(AGENT_NAMES)})")
+    if not options.archs:
+        raise AgbenchError("no architecture given")
+    if not options.concurrency or any(c < 1 for c in options.concurrency):
+        raise AgbenchError("concurrency levels must be positive integers")
+    if options.backend not in ("bwrap", "docker"):
+        raise AgbenchError(f"unknown sandbox backend {options.backend!r} (docker or bwrap)")
+    if options.time_limit is not None and options.time_limit <= 0:
+        raise AgbenchError("--time-limit must be positive")
+    if options.max_tokens is not None and options.max_tokens < 1:
+        raise AgbenchError("--max-tokens must be at least 1")
+    if options.local_ctx is not None and options.local_ctx < 64:
+        raise AgbenchError("--local-ctx must be at least 64")
+    if options.device is not None and ("|" in options.device or not options.device.strip()):
+        raise AgbenchError("--device must be a non-empty name without '|'")
+    from agbench.live.agents.model_agent import COMPACTION_POLICIES
+
+    if options.compaction not in COMPACTION_POLICIES:
+        raise AgbenchError(f"unknown compaction policy {options.compaction!r}")
+    from agbench.live.parsers import normalise_parser_name
+
+    normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser
+    uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
+    if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):
+        log.warning("no API key in $%s: cloud requests go without one", options.cloud_api_key_env)
+
+
+def local_server_settings(options: SweepOptions, concurrency: int) -> ServerSettings:
+    slots = options.local_parallel or concurrency
+    settings = ServerSettings(
+        model=options.local_model,
+        n_ctx=options.local_ctx or DEFAULT_CTX_PER_SLOT * slots,
+        n_parallel=slots,
+        kv_unified=options.local_kv_unified,
+    )
+    if options.local_threads:
+        settings.threads = options.local_threads
+    return settings
+
+
+def standin_server_settings(options: SweepOptions, concurrency: int) -> ServerSettings:
+    """The cloud stand-in: the local model again, as many slots as tasks, never short of context."""
+    settings = ServerSettings(
+        model=options.local_model,
+        n_ctx=DEFAULT_CTX_PER_SLOT * concurrency,
+        n_parallel=concurrency,
+    )
+    if options.local_threads:
+        settings.threads = options.local_threads
+    return settings
+
+
+__all__ = [
+    "AGENT_NAMES",
+    "CLOUD_STANDIN_ALIAS",
+    "DEFAULT_CTX_PER_SLOT",
+    "MAX_REQUEST_S",
+    "ServerDied",
+    "SweepInterrupted",
+    "SweepOptions",
+    "default_device_name",
+    "local_server_settings",
+    "make_agent",
+    "select_run_tasks",
+    "standin_server_settings",
+    "validate_options",
+]

@@ -20,6 +20,7 @@ from agbench.attempt import AttemptKey, RunScope
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.load.level import level_status, run_level
+from agbench.live.monitors.resource_sampler import ResourceSampler
 from agbench.live.monitors.server_sampler import ServerSampler
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
@@ -113,6 +114,8 @@ async def _run_levels(options: LoadOptions, store: RunStore, url: str, managed: 
         kv_total=options.server.n_ctx if managed else None,
         unified_kv=options.server.kv_unified if managed else False,
     )
+    # Machine load while the server was measured: calibration fits rates only on quiet calls.
+    resources = ResourceSampler(store.sample_writer("resources").write, 0.5, scope=scope)
     counters = CounterCache()
     client = ChatClient(
         url, managed.alias if managed else options.model, api_key=_api_key(options), max_retries=0
@@ -120,6 +123,7 @@ async def _run_levels(options: LoadOptions, store: RunStore, url: str, managed: 
     try:
         counter = await counters.counter(url)
         sampler.start()
+        resources.start()
         for level in options.levels:
             if (config.key, level.task) in done:
                 _say(options, f"{level.name}: already finished, skipped")
@@ -146,6 +150,7 @@ async def _run_levels(options: LoadOptions, store: RunStore, url: str, managed: 
             _say(options, f"{level.name}: {result.ok}/{result.sent} ok in {result.wall_s:.1f} s")
     finally:
         sampler.stop()
+        resources.stop()
         await client.aclose()
         await counters.aclose()
 

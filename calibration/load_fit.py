@@ -1,0 +1,181 @@
+"""Server-level calibration and validation from open-loop load runs.
+
+An agent sweep mixes two sources of error: the server model (how fast prompts and decodes go
+under a batch, when the pool fills) and agent behaviour (turns, tools, think gaps). A load run
+(``agbench load``) exercises the server alone, so fitting its rates on the lowest offered
+rates and predicting the higher ones measures the server model's error by itself: the TTFT
+error of an agent sweep is a server-model error when it shows up here too.
+
+``calibrate_load`` fits ``[server.rates]`` (calibration/server_fit.py, on the calls measured
+while the machine was quiet) plus the server as launched and the per-request overhead, using
+only the ``fit_levels`` lowest-rate levels; ``validate_load`` replays every level of the run
+through the simulated server (sim/open_loop.py) and compares per-level latency percentiles
+and throughput, flagging rows at levels the profile was not fitted on as held out.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from agbench.calibration.harness_fit import request_overheads
+from agbench.calibration.machine_load import quiet_mask
+from agbench.calibration.server_fit import fit_server
+from agbench.errors import AgbenchError
+from agbench.load import LOAD_TASK_PREFIX, LoadLevel, levels_of_run
+from agbench.metrics.load import load_summary
+from agbench.records import TABLES
+from agbench.run_meta import RunMeta
+from agbench.sim.open_loop import simulate_load
+from agbench.sim.profiles import Profile
+from agbench.sim.scenario import load_scenario
+from agbench.store import RunStore
+
+#: The simulator's device for this machine's runs (the profile overlay supplies the rest).
+DEFAULT_SCENARIO = "this-machine-smollm2"
+#: Compared per level; each is a field of ``agbench.metrics.load.level_figures``.
+LOAD_METRICS = ("ttft_p50_s", "ttft_p90_s", "e2e_p50_s", "e2e_p90_s", "itl_p50_s", "throughput_rps")
+
+
+def _load_run(run_dir: Path) -> tuple[RunStore, RunMeta]:
+    store = RunStore.open(run_dir)
+    meta = store.run_meta()
+    if meta.agent_kind not in ("load", "sim-load"):
+        raise AgbenchError(f"{run_dir} is not a load run (made by `agbench load`)")
+    return store, meta
+
+
+def lowest_levels(levels: list[LoadLevel], n: int) -> list[LoadLevel]:
+    """The ``n`` levels with the lowest offered rate (ties: run order)."""
+    if n < 1:
+        raise AgbenchError(f"--fit-levels must be at least 1, got {n}")
+    ranked = sorted(enumerate(levels), key=lambda il: (il[1].offered_rate, il[0]))
+    return [level for _, level in ranked[:n]]
+
+
+def fit_load_profile(run_dir: Path, fit_levels: int = 2) -> dict[str, Any]:
+    """The profile overlay (TOML tables) fitted on a load run's lowest-rate levels."""
+    store, meta = _load_run(run_dir)
+    levels = levels_of_run(run_dir)
+    chosen = lowest_levels(levels, fit_levels)
+    tasks = {level.task for level in chosen}
+    tables = store.tables()
+    calls = tables["model_calls"]
+    calls = calls[calls["task"].isin(tasks)].reset_index(drop=True)
+    if calls.empty:
+        raise AgbenchError(f"{run_dir}: no request recorded at levels {', '.join(sorted(tasks))}")
+    settings = meta.local.servers.get("0") if meta.local is not None else None
+    cpus = int(meta.host.get("cpus") or 2)
+    threads = settings.threads if settings is not None else 2
+    quiet = quiet_mask(calls, tables["resource_samples"], cpus, threads)
+    rates, fits = fit_server(calls.assign(quiet=quiet))
+    overheads = request_overheads(calls)
+    server: dict[str, Any] = {
+        "kv_sampled_as": "slots",
+        "slot_policy": "llama-cpp",
+        "prefill_scheduling": "iterations",
+        "request_overhead_s": float(np.median(overheads)) if len(overheads) else 0.0,
+    }
+    if settings is not None:
+        server |= {
+            "n_ctx": settings.n_ctx,
+            "n_ctx_per_slot": 0,
+            "n_parallel": settings.n_parallel,
+            "kv_unified": settings.kv_unified,
+            "threads": settings.threads,
+            "n_batch": settings.batch_size,
+        }
+    if rates:
+        server["rates"] = {**rates, "source": "calibrated"}
+    overlay: dict[str, Any] = {
+        "device": {"name": meta.device or "device", "cores": cpus, "gpu": False},
+        "server": server,
+        "fit": {
+            "source_runs": [str(run_dir)],
+            "load_levels": [level.name for level in chosen],
+            "quiet_calls": int(quiet.sum()),
+            "calls": len(calls),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            **fits,
+        },
+    }
+    Profile.from_dict(overlay, "calibrated load profile")  # schema check
+    return overlay
+
+
+def calibrate_load(run_dir: Path, output: Path, fit_levels: int = 2) -> Path:
+    """Fit a profile on a load run's ``fit_levels`` lowest-rate levels and write it."""
+    overlay = fit_load_profile(run_dir, fit_levels)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(tomli_w.dumps(overlay))
+    return output
+
+
+def _records_to_tables(records: list[Any]) -> dict[str, pd.DataFrame]:
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    for record in records:
+        rows[record.TABLE].append(vars(record))
+    return {name: pd.DataFrame(r) for name, r in rows.items()}
+
+
+def _error_pct(live: float | None, sim: float | None) -> float | None:
+    if live is None or sim is None or not live:
+        return None
+    return 100.0 * (sim - live) / live
+
+
+def validate_load(profile_path: Path, run_dir: Path, out_dir: Path, scenario: str = DEFAULT_SCENARIO) -> Path:
+    """Simulate every level of a live load run with a (load-)calibrated profile; writes
+    ``out_dir/validation.json`` with per-metric MAPE over all and over held-out levels."""
+    store, meta = _load_run(run_dir)
+    levels = levels_of_run(run_dir)
+    live = load_summary(store.tables(), store.meta())
+    profile = load_scenario(scenario).with_profile(profile_path).profile
+    fitted = set(profile.fit.get("load_levels", []))
+    records = simulate_load(profile, levels, device=meta.device, run_id=f"sim-{run_dir.name}")
+    sim_meta = {"source": "sim", "task_order": [level.task for level in levels], "options": meta.options}
+    sim = load_summary(_records_to_tables(records), sim_meta)
+    by_level = {lv["level"]: lv for lv in sim["levels"]}
+    metrics: dict[str, Any] = {}
+    for name in LOAD_METRICS:
+        rows = []
+        for lv in live["levels"]:
+            other = by_level.get(lv["level"], {})
+            rows.append(
+                {
+                    "level": lv["level"],
+                    "offered_rate": lv["offered_rate"],
+                    "live": lv.get(name),
+                    "sim": other.get(name),
+                    "error_pct": _error_pct(lv.get(name), other.get(name)),
+                    "held_out": lv["level"] not in fitted,
+                }
+            )
+        errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
+        held = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None and r["held_out"]]
+        metrics[name] = {
+            "mape": float(np.mean(errors)) if errors else None,
+            "mape_held_out": float(np.mean(held)) if held else None,
+            "rows": rows,
+        }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "validation.json"
+    report = {
+        "kind": "load",
+        "run": str(run_dir),
+        "profile": str(profile_path),
+        "fitted_levels": sorted(fitted),
+        "levels": [f"{LOAD_TASK_PREFIX}{lv['level']}" for lv in live["levels"]],
+        "metrics": metrics,
+    }
+    path.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    return path
+
+
+__all__ = ["LOAD_METRICS", "calibrate_load", "fit_load_profile", "lowest_levels", "validate_load"]

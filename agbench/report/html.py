@@ -17,7 +17,9 @@ import pandas as pd
 from agbench.metrics import config_of, only_counted
 from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
 from agbench.report import plots
-from agbench.report.summary import RunReport
+from agbench.report.suite_info import SuiteInfo, TaskInfo
+from agbench.report.summary import RunReport, row_methods
+from agbench.status import MODEL_FAILURES, Status
 
 _META_CHARS = 400
 _CSS = """
@@ -31,7 +33,13 @@ h1{margin-bottom:4px} h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-
 table{border-collapse:collapse;font-size:12px;margin:8px 0} td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
 th{background:#f4f4f4} td.l,th.l{text-align:left}
 figure{margin:12px 0} svg{max-width:100%;height:auto}
+td.reason{max-width:420px;white-space:normal;text-align:left;font-size:11px;color:#444}
+.st-success{color:#1a7f37} .st-fail{color:#b42318} .st-setup{color:#9a6700}
+dl.credits dt{font-weight:600;margin-top:8px} dl.credits dd{margin:2px 0 0 16px;font-size:13px}
 """
+# No script, and nothing may load from anywhere: the browser itself refuses any fetch.
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+_REASON_CHARS = 240
 
 
 def _e(value: Any) -> str:
@@ -68,7 +76,7 @@ def _cards(totals: dict[str, Any], configs: Sequence[dict[str, Any]]) -> str:
             f"best goodput ({best['architecture']} C={best['concurrency']})",
             f"{best['goodput_per_h']:.3g} /h",
         ),
-        _card("cloud cost", f"${sum(c['cloud_cost_usd'] for c in configs):.4f}"),
+        _card("cloud cost (agent)", f"${sum(c['cloud_cost_usd'] for c in configs):.4f}"),
         _card("interrupted attempts (not counted)", str(totals["interrupted_attempts"])),
     ]
     return '<div class="cards">' + "".join(cards) + "</div>"
@@ -127,6 +135,135 @@ def _meta_table(meta: dict[str, Any]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
+def _pick(meta: dict[str, Any], *path: str) -> Any:
+    value: Any = meta
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def setup_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """Target, judge, sandbox and asset metadata of a run, one (what, value) pair each."""
+    local = meta.get("local") if isinstance(meta.get("local"), dict) else {}
+    cloud = meta.get("cloud") if isinstance(meta.get("cloud"), dict) else {}
+    judge = meta.get("judge") if isinstance(meta.get("judge"), dict) else {}
+    rows: list[tuple[str, str]] = []
+    if local:
+        where = local.get("url") or ("managed llama-server" if local.get("managed") else "—")
+        rows.append(("target: local model", f"{local.get('model') or '—'} at {where}"))
+    elif meta.get("model"):
+        rows.append(("target: model", str(meta["model"])))
+    if cloud:
+        kind = "stand-in (local llama-server)" if cloud.get("standin") else str(cloud.get("url") or "—")
+        rows.append(("target: cloud model", f"{cloud.get('model') or '—'} at {kind}"))
+    if meta.get("provider"):
+        rows.append(("target: provider", str(meta["provider"])))
+    if judge:
+        what = str(judge.get("provider") or "none")
+        if judge.get("model"):
+            what += f", model {judge['model']}"
+        if judge.get("url"):
+            what += f" at {judge['url']}"
+        rows.append(("judge", what))
+        if judge.get("exposure_judge"):
+            rows.append(("exposure judge", "on (reported beside the deterministic matcher)"))
+    else:
+        rows.append(("judge", "none (programmatic verifiers only)"))
+    backend = meta.get("backend") or _pick(meta, "options", "backend")
+    rows.append(("sandbox", str(backend or "—")))
+    parser = meta.get("tool_call_parser")
+    if parser:
+        rows.append(("tool-call parser", str(parser)))
+    tasks_root = _pick(meta, "options", "tasks_root")
+    rows.append(("task assets", str(tasks_root or "the repository's tasks/ folder (built-in suite)")))
+    host = meta.get("host") if isinstance(meta.get("host"), dict) else {}
+    if host:
+        rows.append(
+            ("host", f"{host.get('hostname', '?')}, {host.get('cpus', '?')} CPUs, {host.get('platform', '')}")
+        )
+    return rows
+
+
+def _setup_table(meta: dict[str, Any]) -> str:
+    rows = "".join(
+        f'<tr><th class="l">{_e(k)}</th><td class="l">{_e(v)}</td></tr>' for k, v in setup_rows(meta)
+    )
+    return f"<table>{rows}</table>"
+
+
+def _scores_table(rows: Sequence[dict[str, Any]]) -> str:
+    head = '<tr><th class="l">benchmark</th><th>model score</th><th>passed / evaluated</th><th class="l">grading method</th></tr>'
+    body = "".join(
+        f'<tr><td class="l">{_e(r["name"])}</td><td>{_e(_pct(r["model_score"]))}</td>'
+        f'<td>{r["passed"]} / {r["evaluated"]}</td><td class="l">{_e(r["grading_method"])}</td></tr>'
+        for r in rows
+    )
+    return f"<table>{head}{body}</table>"
+
+
+def _status_class(status: str) -> str:
+    if status == Status.SUCCESS.value:
+        return "st-success"
+    return "st-fail" if status in {s.value for s in MODEL_FAILURES} else "st-setup"
+
+
+def _task_table(report: RunReport, tasks: dict[str, TaskInfo]) -> str:
+    """Every counted (configuration, task) result, named as the suite names it."""
+    counted = counted_attempts(report.tables["task_runs"])
+    info = SuiteInfo(tasks=tasks)
+    counted["method"] = row_methods(counted, info)
+    head = (
+        '<tr><th class="l">configuration</th><th class="l">task</th><th class="l">category</th>'
+        '<th class="l">grading</th><th class="l">status</th><th>reward</th><th>wall s</th>'
+        '<th class="l">capability</th><th class="l">details</th></tr>'
+    )
+    rows = [head]
+    ordered = counted.sort_values(["task", "device", "architecture", "concurrency"], kind="stable")
+    for r in ordered.to_dict(orient="records"):
+        task = str(r["task"])
+        described = tasks.get(task)
+        name = f"<b>{_e(task)}</b>" + (
+            f"<br><small>{_e(described.description)}</small>" if described and described.description else ""
+        )
+        reason = str(r.get("reason") or "")
+        if len(reason) > _REASON_CHARS:
+            reason = reason[:_REASON_CHARS] + "…"
+        status = str(r["status"])
+        capability = "full" if bool(r.get("full_capability", True)) else "partial"
+        rows.append(
+            f'<tr><td class="l">{_e(r["device"])} {_e(r["architecture"])} C={_e(r["concurrency"])}</td>'
+            f'<td class="l">{name}</td><td class="l">{_e(r["category"])}</td><td class="l">{_e(r["method"] or "—")}</td>'
+            f'<td class="l {_status_class(status)}">{_e(status)}</td><td>{_e(_fmt(float(r["reward"])))}</td>'
+            f'<td>{_e(_fmt(float(r["wall_s"])))}</td><td class="l">{capability}</td>'
+            f'<td class="reason">{_e(reason)}</td></tr>'
+        )
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def _credits(suites: Sequence[dict[str, Any]]) -> str:
+    if not suites:
+        return "<p><i>no suite credits recorded</i></p>"
+    parts: list[str] = []
+    for suite in suites:
+        parts.append(
+            f"<h3>{_e(suite.get('name') or suite.get('id'))} <small>({_e(suite.get('id'))})</small></h3>"
+        )
+        if suite.get("summary"):
+            parts.append(f"<p>{_e(suite['summary'])}</p>")
+        facts = [("licence", suite.get("licence")), ("citation", suite.get("citation"))]
+        parts.append("".join(f"<p><b>{k}:</b> {_e(v)}</p>" for k, v in facts if v))
+        items = []
+        for credit in suite.get("credit", []) or []:
+            items.append(
+                f"<dt>{_e(credit.get('name'))}</dt><dd>{_e(credit.get('role', ''))}</dd>"
+                f"<dd><b>citation:</b> {_e(credit.get('citation', '—'))}</dd>"
+                f"<dd><b>licence:</b> {_e(credit.get('licence', '—'))}</dd>"
+            )
+        if items:
+            parts.append('<dl class="credits">' + "".join(items) + "</dl>")
+    return "".join(parts)
+
+
 def _banner(agent_kind: str, labels: Sequence[str], source: str) -> str:
     tags = "".join(f'<span class="label">{_e(label)}</span>' for label in labels)
     return (
@@ -172,7 +309,9 @@ def render(
     tagged = bool(summary.get("comparison"))
     title = "agbench comparison" if tagged else f"agbench run {summary.get('run_id') or ''}".strip()
     parts = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
     ]
     parts.append(f"<h1>{_e(title)}</h1>")
     if tagged:
@@ -182,7 +321,23 @@ def render(
             parts.append(_cards(run["totals"], [c for c in configs if c["tag"] == run["tag"]]))
     else:
         parts.append(_banner(summary["agent_kind"], summary["labels"], summary["source"]))
+        parts.append("<h2>Target, judge, sandbox and assets</h2>" + _setup_table(summary["meta"]))
         parts.append(_cards(summary["totals"], configs))
+    parts.append(
+        _figure(
+            "Category radar",
+            plots.category_radar(configs),
+            "success rate per task category, one polygon per configuration"
+            if len({cat for c in configs for cat in c.get("by_category", {})}) >= 3
+            else "fewer than three categories in this run: see the score table",
+        )
+    )
+    if not tagged and summary.get("benchmark_scores"):
+        parts.append(
+            "<h2>Benchmark scores</h2>"
+            "<p>model score: successes over the valid rows where the run provided every capability the task needs</p>"
+            + _scores_table(summary["benchmark_scores"])
+        )
     parts.append("<h2>Configurations</h2>" + _config_table(configs, tagged))
     parts.append(_figure("Success by architecture × concurrency", plots.success_heatmap(configs)))
     parts.append(_figure("Success by category", plots.category_heatmap(configs)))
@@ -233,6 +388,18 @@ def render(
                 "each lane holds one attempt at a time; open timeline.json in Perfetto UI or chrome://tracing for every configuration",
             )
         )
+    if not tagged and reports:
+        tasks = {k: TaskInfo(**v) for k, v in (summary.get("task_info") or {}).items()}
+        parts.append("<h2>Task results</h2>" + _task_table(reports[0][1], tasks))
+    parts.append("<h2>Credits, citations and licences</h2>")
+    if tagged:
+        seen: dict[str, dict[str, Any]] = {}
+        for _tag, report in reports:
+            for suite in report.summary.get("suites", []):
+                seen.setdefault(str(suite.get("id")), suite)
+        parts.append(_credits(list(seen.values())))
+    else:
+        parts.append(_credits(summary.get("suites", [])))
     parts.append("<h2>Run metadata</h2>")
     if tagged:
         for run in summary["runs"]:

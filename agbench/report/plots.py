@@ -117,6 +117,38 @@ def category_heatmap(configs: Sequence[dict[str, Any]]) -> str:
     return to_svg(fig)
 
 
+_RADAR_MIN_AXES = 3
+_RADAR_MAX_SERIES = 10
+
+
+def category_radar(configs: Sequence[dict[str, Any]]) -> str | None:
+    """Success rate per task category as a radar (one polygon per configuration, at most ten:
+    the best by success). None when the run covers fewer than three categories: a radar of
+    one or two spokes shows nothing a table does not."""
+    categories = sorted({cat for c in configs for cat in c.get("by_category", {})})
+    if len(categories) < _RADAR_MIN_AXES or not configs:
+        return None
+    shown = sorted(configs, key=lambda c: -(c.get("success_rate") or 0.0))[:_RADAR_MAX_SERIES]
+    labels = dict(zip(map(id, configs), _labels(configs), strict=True))
+    angles = np.linspace(0.0, 2 * np.pi, len(categories), endpoint=False)
+    closed = np.concatenate([angles, angles[:1]])
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+        fig = Figure(figsize=(6.4, 5.0))
+        ax: Any = fig.add_subplot(projection="polar")
+    for c in shown:
+        cells = c.get("by_category", {})
+        values = [(cells.get(cat) or {}).get("success_rate") or 0.0 for cat in categories]
+        ring = np.array([*values, values[0]])
+        ax.plot(closed, ring, "-o", markersize=3, linewidth=1.2, label=labels[id(c)])
+        ax.fill(closed, ring, alpha=0.08)
+    ax.set_xticks(angles, categories)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"], fontsize=7)
+    ax.set_title("success rate by category")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.08, 1.0), fontsize=7)
+    return to_svg(fig)
+
+
 def concurrency_lines(configs: Sequence[dict[str, Any]]) -> str:
     """Goodput and suite wall-clock time against concurrency, one line per architecture."""
     fig, (left, right) = _subplots(1, 2, figsize=(9.0, 3.2))
@@ -295,6 +327,7 @@ def kv_usage(groups: Sequence[tuple[str, pd.DataFrame]]) -> str | None:
 
 __all__ = [
     "category_heatmap",
+    "category_radar",
     "cloud_cost",
     "concurrency_lines",
     "config_label",

@@ -7,6 +7,7 @@ it came from, so live and simulated figures sit on one page and in one JSON file
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -17,7 +18,12 @@ from typing import Any
 import pandas as pd
 
 from agbench.metrics import read_tables, summarize
+from agbench.metrics.outcomes import counted_attempts, scores
+from agbench.report.suite_info import SuiteInfo, suite_info
+from agbench.status import INVALID_FOR_VALID_SCORE, Status
 from agbench.store import RunStore
+
+_INVALID = {s.value for s in INVALID_FOR_VALID_SCORE}
 
 
 @dataclass
@@ -36,7 +42,44 @@ def load_run(run_dir: Path) -> RunReport:
     tables = read_tables(store)
     summary = summarize(tables, meta)
     summary["run_dir"] = str(run_dir)
+    counted = counted_attempts(tables["task_runs"])
+    info = suite_info(meta, sorted({str(t) for t in counted["task"]}))
+    summary["suites"] = info.suites
+    summary["task_info"] = {k: dataclasses.asdict(v) for k, v in sorted(info.tasks.items())}
+    summary["benchmark_scores"] = benchmark_scores(counted, info)
     return RunReport(run_dir=run_dir, summary=summary, tables=tables)
+
+
+def row_methods(counted: pd.DataFrame, info: SuiteInfo) -> pd.Series:
+    """Each counted row's grading method: the row's own when it recorded one, else its task's."""
+    by_task = (
+        counted["task"].astype(str).map(lambda t: info.tasks[t].grading_method if t in info.tasks else "")
+    )
+    if "grading_method" in counted:
+        own = counted["grading_method"].fillna("").astype(str)
+        return own.where(own != "", by_task)
+    return by_task
+
+
+def benchmark_scores(counted: pd.DataFrame, info: SuiteInfo) -> list[dict[str, Any]]:
+    """The README's score table, one row per category (every configuration of the run together):
+    name, model score, passed / evaluated (model-valid rows), grading methods."""
+    out: list[dict[str, Any]] = []
+    methods = row_methods(counted, info)
+    for category, rows in counted.groupby(counted["category"].astype(str), sort=True):
+        full = ~rows["status"].isin(_INVALID) & rows["full_capability"].fillna(False).astype(bool)
+        passed = int((full & (rows["status"] == Status.SUCCESS.value)).sum())
+        out.append(
+            {
+                "name": str(category),
+                "model_score": scores(rows)["model_score_valid_tasks_only"],
+                "passed": passed,
+                "evaluated": int(full.sum()),
+                "tasks": int(rows["task"].nunique()),
+                "grading_method": ", ".join(sorted({m for m in methods[rows.index] if m})) or "unknown",
+            }
+        )
+    return out
 
 
 def json_safe(value: Any) -> Any:
@@ -96,4 +139,13 @@ def comparison_summary(reports: list[RunReport]) -> dict[str, Any]:
     }
 
 
-__all__ = ["RunReport", "comparison_summary", "json_safe", "load_run", "run_tags", "write_json"]
+__all__ = [
+    "RunReport",
+    "benchmark_scores",
+    "comparison_summary",
+    "json_safe",
+    "load_run",
+    "row_methods",
+    "run_tags",
+    "write_json",
+]

@@ -78,8 +78,8 @@ class ModelCall:
     concurrency: int
     task: str
     attempt: int
-    agent: str  # role: "local", "cloud", "local-sub" (HCL delegate), ...
-    endpoint: str  # "local" | "cloud"
+    agent: str  # an agbench.attempt.AgentLabel value (local, cloud, local-sub)
+    endpoint: str  # an agbench.attempt.Endpoint value (local | cloud)
     call_id: str
     t_start: float
     queue_s: float = 0.0  # waiting for the harness's own limiter, before the request was sent
@@ -134,7 +134,7 @@ class Message:
     concurrency: int
     task: str
     attempt: int
-    kind: str  # "delegate" | "consult"
+    kind: str  # an agbench.attempt.MessageKind value (delegate | consult)
     sender: str
     receiver: str
     t_start: float

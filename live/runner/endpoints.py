@@ -26,7 +26,6 @@ from agbench.errors import AgbenchError
 from agbench.live.architectures import plan_for
 from agbench.live.runner.options import (
     CLOUD_STANDIN_ALIAS,
-    MAX_REQUEST_S,
     SweepOptions,
     local_server_settings,
     standin_server_settings,
@@ -132,7 +131,8 @@ class EndpointManager:
         try:
             if Endpoint.LOCAL in plan.endpoints:
                 eps.models[Endpoint.LOCAL] = options.local_model
-                eps.api_keys[Endpoint.LOCAL] = None
+                key_env = options.local_api_key_env
+                eps.api_keys[Endpoint.LOCAL] = (os.environ.get(key_env) or None) if key_env else None
                 if options.local_url:
                     eps.direct[Endpoint.LOCAL] = options.local_url.rstrip("/")
                 else:
@@ -155,7 +155,7 @@ class EndpointManager:
             for endpoint, url in eps.direct.items():
                 if await asyncio.to_thread(template_drops_tools, url):
                     eps.text_tools.add(endpoint)
-                    recorded = set(self.store.meta().get("tools_in_prompt", []))
+                    recorded = set(self.store.run_meta().tools_in_prompt)
                     if endpoint not in recorded:  # run.json says whose tools went into the prompt
                         self.store.update_meta(tools_in_prompt=sorted(recorded | {endpoint.value}))
             if eps.text_tools:
@@ -184,7 +184,7 @@ class EndpointManager:
                 endpoint=endpoint,
                 api_key=eps.api_keys.get(endpoint),
                 prices=self.options.prices if endpoint is Endpoint.CLOUD else None,
-                timeout_s=MAX_REQUEST_S,
+                timeout_s=self.options.model_request_timeout,
             )
             for endpoint, url in eps.direct.items()
         }

@@ -205,6 +205,7 @@ class AttemptCounters:
         sensitive_exposed: int = 0,
         local_context_errors: int = 0,
         answer: str = "",
+        full_capability: bool = True,
     ) -> TaskRun:
         """The attempt's ``task_runs`` row; ``other_s`` is the wall time no counter explains.
 
@@ -240,7 +241,8 @@ class AttemptCounters:
             sensitive_total=sensitive_total,
             sensitive_exposed=sensitive_exposed,
             local_context_errors=max(self.local_context_errors, local_context_errors),
-            full_capability=status is not Status.FAILED_MISSING_REQUIRED_TOOL,
+            # What the run provided (agbench.capability); a missing required tool never is.
+            full_capability=full_capability and status is not Status.FAILED_MISSING_REQUIRED_TOOL,
             answer=answer[:2000],
         )
 

@@ -184,7 +184,10 @@ def _run_options(func: F) -> F:
         click.option("--trajectories", type=click.Path(path_type=Path), default=None),
         click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
         click.option(
-            "--time-limit", type=float, default=None, help="Per-task deadline in seconds (default 7200)."
+            "--time-limit",
+            type=float,
+            default=None,
+            help="Deadline of every task, seconds (default: each task's own time_limit_s; 7200 where it has none).",
         ),
         click.option("--tool-call-parser", default="auto", show_default=True),
         click.option("--max-tokens", type=int, default=None),

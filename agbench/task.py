@@ -38,6 +38,16 @@ RESOURCES = ("cpu", "memory", "storage", "network")
 SENSITIVE_KINDS = ("personal_identifier", "credential", "personal_record", "business_confidential")
 DEFAULT_TIME_LIMIT_S = 7200.0
 
+
+def task_deadline_s(own_limit_s: float | None, override_s: float | None = None) -> float:
+    """The one deadline rule, live and simulated alike: a run's override (``--time-limit``, a
+    scenario's ``deadline_s``) if given, else the task's own ``time_limit_s``, else 7,200 s
+    (the paper's limit, shared by every agent of the task)."""
+    if override_s is not None:
+        return float(override_s)
+    return float(own_limit_s) if own_limit_s is not None else DEFAULT_TIME_LIMIT_S
+
+
 T = TypeVar("T")
 
 

@@ -102,7 +102,9 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     server.update(harness["server"])
     if rates:
         server["rates"] = {**rates, "source": "calibrated"}
-    behaviour_table: dict[str, Any] = {**behaviour, "deadline_s": float(meta.time_limit_s or 7200.0)}
+    behaviour_table: dict[str, Any] = dict(behaviour)
+    if meta.time_limit_s:  # else each task's own limit, as the live run had it
+        behaviour_table["deadline_s"] = float(meta.time_limit_s)
     if meta.agent_kind == "replay":
         behaviour_table.update(REPLAY_POLICY)
     overlay: dict[str, Any] = {

@@ -239,7 +239,9 @@ class ToolProfile:
 class BehaviourProfile:
     """Explicit per-architecture failure policies and cloud exposure (DESIGN.md, sim)."""
 
-    deadline_s: float = 7200.0  # shared by every agent of a task
+    # The run's deadline override, shared by every agent of a task; None: each task's own limit
+    # (agbench.task.task_deadline_s, the rule live runs use too).
+    deadline_s: float | None = None
     lo_stop_on_context_error: bool = True  # the local agent does not compact its history
     hll_stop_on_context_error: bool = True
     hcl_redelegate_p: float = 0.9  # a failed delegation is tried again with this probability

@@ -29,7 +29,7 @@ from agbench.live.runner.options import MAX_REQUEST_S, ServerDied, SweepOptions
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore
-from agbench.task import Task
+from agbench.task import Task, task_deadline_s
 
 if TYPE_CHECKING:
     from agbench.live.providers import ChatClient
@@ -113,7 +113,7 @@ class AttemptRunner:
             key, task_info={"category": task.category, "difficulty": task.difficulty}
         )
         recorder = AttemptRecorder(writer, key, self.options.prices)
-        time_limit = float(self.options.time_limit or task.time_limit_s)
+        time_limit = task_deadline_s(task.time_limit_s, self.options.time_limit)
         t_start = time.time()
         m_start = time.monotonic()
         outcome: AgentOutcome | None = None

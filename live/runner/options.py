@@ -59,7 +59,7 @@ class SweepOptions:
     agent: str = "model"
     trajectories: Path | None = None
     backend: str = "bwrap"
-    time_limit: float | None = None  # per-task deadline; default the task's own (7,200 s)
+    time_limit: float | None = None  # deadline override; default each task's own (agbench.task.task_deadline_s)
     tool_call_parser: str = "auto"
     max_tokens: int | None = None
     device: str | None = None  # default: from the host name

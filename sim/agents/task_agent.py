@@ -27,6 +27,7 @@ from agbench.sim.entities.local_server import LocalRequest, LocalServer
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask
 from agbench.status import Status
+from agbench.task import task_deadline_s
 from agbench.trajectory import ToolStep, Trajectory, Turn
 
 
@@ -133,10 +134,10 @@ class TaskAgent:
             self.task,
             AttemptRecord(w.scope.attempt(self.task.task, self.attempt), w.records),
             env.now,
-            env.now + b.deadline_s,
+            env.now + (limit := task_deadline_s(self.task.time_limit_s, b.deadline_s)),
             random.Random(f"{w.seed}|{self.task.task}|{w.arch}|run"),
         )
-        deadline = env.timeout(b.deadline_s)
+        deadline = env.timeout(limit)
         deadline.callbacks.append(lambda _e: self._expire(st))
         status, reason = Status.SUCCESS, ""
         if self.traj is None:
@@ -149,7 +150,7 @@ class TaskAgent:
                 yield self._sleep(st, b.harness_overhead_s * b.setup_share)  # sandbox setup
             outcome = OK if st.expired else (yield from self._agent(st, self.traj, SimRole.LEAD, ("lead", 0)))
             if outcome == DEADLINE or st.expired:
-                status, reason = Status.TIMEOUT, f"task deadline {b.deadline_s:g} s reached"
+                status, reason = Status.TIMEOUT, f"task deadline {limit:g} s reached"
             elif outcome == CONTEXT:
                 status, reason = Status.CONTEXT_LIMIT, "local server refused for context"
             elif st.delegation_abandoned:

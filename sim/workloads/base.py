@@ -21,6 +21,7 @@ class SimTask:
     category: str
     difficulty: str = ""
     sensitive_items: int = 2  # distinct sensitive items in the task's initial inputs
+    time_limit_s: float | None = None  # the task's own limit (task.toml); None: the default
 
     @property
     def id(self) -> str:

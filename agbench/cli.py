@@ -195,6 +195,40 @@ def _run_options(func: F) -> F:
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--out", type=click.Path(path_type=Path), default=None, help="The run directory."),
         click.option("--quiet", is_flag=True),
+        # operability: preflight, request timeout and retries, cloud spend and rate, workspaces
+        click.option("--local-api-key-env", default=None, help="Env var holding the local server's API key."),
+        click.option("--no-preflight", "no_preflight", is_flag=True, help="Skip the checks before the run."),
+        click.option(
+            "--model-request-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=600.0,
+            show_default=True,
+            help="Seconds one model request may take; past it the attempt is a timeout.",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0),
+            default=2,
+            show_default=True,
+            help="Retries per model request (429 and refused connections), backoff with jitter.",
+        ),
+        click.option(
+            "--max-cloud-usd",
+            type=click.FloatRange(min=0),
+            default=None,
+            help="Stop starting cloud calls once the estimated spend reaches this (budget_exhausted).",
+        ),
+        click.option(
+            "--cloud-rpm", type=click.IntRange(min=1), default=None, help="Cloud requests/min (run)."
+        ),
+        click.option("--cloud-tpm", type=click.IntRange(min=1), default=None, help="Cloud tokens/min (run)."),
+        click.option(
+            "--keep-workspaces",
+            type=click.Choice(["none", "failed", "all"]),
+            default="none",
+            show_default=True,
+            help="Keep attempt workspaces in the run directory for inspection.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -210,6 +244,7 @@ def _sweep(archs: str, concurrency: str, resume: Path | None, kwargs: dict[str, 
         )
     from agbench.live.runner import SweepOptions, run_sweep
 
+    kwargs["preflight"] = not kwargs.pop("no_preflight", False)
     options = SweepOptions(archs=arch_list, concurrency=levels, resume=resume, **kwargs)
     run_dir = run_sweep(options)
     click.echo(f"run directory: {run_dir}")
@@ -319,8 +354,12 @@ def report(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     help="Open loop: replay this request trace (JSON lines) or a load run's levels (its directory).",
 )
 @click.option("--rate", default=None, help="Open loop: constant-rate levels, requests/s (0.2,0.5,1).")
-@click.option("--load-requests", type=click.IntRange(min=1), default=40, show_default=True, help="With --rate.")
-@click.option("--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S.")
+@click.option(
+    "--load-requests", type=click.IntRange(min=1), default=40, show_default=True, help="With --rate."
+)
+@click.option(
+    "--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S."
+)
 @click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
 @_one_line_errors
 def sim(
@@ -383,7 +422,11 @@ def sim(
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
 @click.option("--fit-concurrency", default=None, help="Fit only on these levels, e.g. 1,2 (default: all).")
 @click.option(
-    "--fit-levels", type=click.IntRange(min=1), default=2, show_default=True, help="Load runs: lowest-rate levels."
+    "--fit-levels",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Load runs: lowest-rate levels.",
 )
 @_one_line_errors
 def calibrate(run_dirs: tuple[Path, ...], output: Path, fit_concurrency: str | None, fit_levels: int) -> None:
@@ -452,15 +495,25 @@ def whatif(spec: str, out: Path | None, ray: str | None, workers: int | None, li
 # ---- open-loop load ------------------------------------------------------------------------------
 @main.command()
 @click.option("--local-url", default=None, help="Load this OpenAI-compatible server (default: start one).")
-@click.option("--model", default="smollm2-135m", show_default=True, help="Managed model, or the URL's model name.")
+@click.option(
+    "--model", default="smollm2-135m", show_default=True, help="Managed model, or the URL's model name."
+)
 @click.option("--rates", default=None, help="Constant-rate levels, requests/s: 0.2,0.5,1,2.")
 @click.option("--poisson", default=None, help="Poisson-rate levels, requests/s: 0.5 or 0.5,1.")
-@click.option("--trace", "trace_file", type=click.Path(path_type=Path), default=None, help="Replay this request trace.")
-@click.option("--requests", "n_requests", type=click.IntRange(min=1), default=40, show_default=True, help="Per level.")
+@click.option(
+    "--trace", "trace_file", type=click.Path(path_type=Path), default=None, help="Replay this request trace."
+)
+@click.option(
+    "--requests", "n_requests", type=click.IntRange(min=1), default=40, show_default=True, help="Per level."
+)
 @click.option("--prompt-tokens", default="256", show_default=True, help="N, LO:HI or lognormal:MEDIAN,SIGMA.")
 @click.option("--output-tokens", default="32", show_default=True, help="N, LO:HI or lognormal:MEDIAN,SIGMA.")
-@click.option("--prefix-tokens", type=click.IntRange(min=0), default=0, show_default=True, help="Shared prefix.")
-@click.option("--ctx", type=click.IntRange(min=64), default=8192, show_default=True, help="Managed server KV.")
+@click.option(
+    "--prefix-tokens", type=click.IntRange(min=0), default=0, show_default=True, help="Shared prefix."
+)
+@click.option(
+    "--ctx", type=click.IntRange(min=64), default=8192, show_default=True, help="Managed server KV."
+)
 @click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Managed slots.")
 @click.option("--kv-unified", is_flag=True)
 @click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)

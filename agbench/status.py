@@ -21,6 +21,7 @@ class Status(StrEnum):
     FAILED_SANDBOX = "failed_sandbox"
     FAILED_GRADER = "failed_grader"
     INFRASTRUCTURE_ERROR = "infrastructure_error"
+    BUDGET_EXHAUSTED = "budget_exhausted"  # the run's cloud budget ran out before or during it
     INTERRUPTED = "interrupted"
 
 
@@ -35,6 +36,7 @@ SETUP_FAILURES = frozenset(
         Status.FAILED_SANDBOX,
         Status.FAILED_GRADER,
         Status.INFRASTRUCTURE_ERROR,
+        Status.BUDGET_EXHAUSTED,
     }
 )
 # The README's "valid tasks only" also drops timed-out and invalid-context rows.

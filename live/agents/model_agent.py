@@ -47,7 +47,8 @@ _FINAL_RE = re.compile(r"final answer\s*[:：]\s*", re.IGNORECASE)
 
 # Error classes that end a model turn, and the attempt status they give. A server error on a
 # model turn (e.g. llama-server's HTTP 500 on an invented tool name) is the model's failure;
-# connection loss, rate limiting and malformed responses are the infrastructure's.
+# connection loss, rate limiting and malformed responses are the infrastructure's. A request
+# that ran past --model-request-timeout is a `timeout` (like the task deadline).
 # The replay agent uses the same mapping.
 ERROR_STATUS: dict[str, Status] = {
     ErrorClass.CONTEXT_LIMIT: Status.CONTEXT_LIMIT,
@@ -55,7 +56,7 @@ ERROR_STATUS: dict[str, Status] = {
     ErrorClass.RATE_LIMITED: Status.INFRASTRUCTURE_ERROR,
     ErrorClass.CONNECTION: Status.INFRASTRUCTURE_ERROR,
     ErrorClass.BAD_RESPONSE: Status.INFRASTRUCTURE_ERROR,
-    ErrorClass.TIMEOUT: Status.INFRASTRUCTURE_ERROR,
+    ErrorClass.TIMEOUT: Status.TIMEOUT,
 }
 
 ExtraTool = Callable[[dict[str, Any]], Awaitable[str]]

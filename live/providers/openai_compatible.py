@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import statistics
 import time
 import urllib.parse
@@ -25,6 +26,7 @@ from typing import Any
 import httpx
 
 from agbench.attempt import AttemptKey, Endpoint
+from agbench.live.providers.cloud_gate import CloudGate, estimate_tokens
 from agbench.live.providers.errors import (
     ErrorClass,
     ModelRequestError,
@@ -333,6 +335,8 @@ class ChatClient:
         max_backoff_s: float = 30.0,
         limiter: asyncio.Semaphore | None = None,
         raw_limit_chars: int = 200_000,
+        gate: CloudGate | None = None,
+        jitter: float = 0.25,
     ) -> None:
         self.url = chat_completions_url(base_url)
         self.model = model
@@ -344,6 +348,9 @@ class ChatClient:
         self.max_backoff_s = max_backoff_s
         self.limiter = limiter
         self.raw_limit_chars = raw_limit_chars
+        self.gate = gate  # the run's cloud budget and rate limits (cloud endpoints only)
+        self.jitter = max(0.0, jitter)  # each backoff is stretched by up to this fraction, at random
+        self.retries = 0  # HTTP attempts beyond the first, over every call of this client
         self._client: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:  # never show the key
@@ -421,17 +428,21 @@ class ChatClient:
         self, body: dict[str, Any], headers: dict[str, str], max_tokens: int | None
     ) -> ChatResult:
         attempts: list[AttemptRecord] = []
+        estimate = estimate_tokens(len(json.dumps(body)), max_tokens) if self.gate is not None else 0
         while True:
+            slot = await self.gate.acquire(estimate) if self.gate is not None else None
             result = await self._attempt(body, headers, max_tokens)
+            if slot is not None:
+                CloudGate.settle(slot, result.prompt_tokens + result.completion_tokens or estimate)
             record = result.attempts[0]
             attempts.append(record)
             retryable = record.error_class == ErrorClass.RATE_LIMITED or not record.sent
             if not retryable or len(attempts) > self.max_retries:
                 break
-            wait = self.backoff_s * (2 ** (len(attempts) - 1))
-            if record.retry_after_s is not None:
-                wait = max(wait, record.retry_after_s)
-            record.backoff_s = min(wait, self.max_backoff_s)
+            self.retries += 1
+            record.backoff_s = backoff_delay(
+                len(attempts), self.backoff_s, self.max_backoff_s, record.retry_after_s, self.jitter
+            )
             await asyncio.sleep(record.backoff_s)
         result.attempts = attempts
         result.t_start = attempts[0].t_start
@@ -521,6 +532,18 @@ class ChatClient:
         record.error = result.error
         result.attempts = [record]
         return result
+
+
+def backoff_delay(
+    failures: int, base_s: float, cap_s: float, retry_after_s: float | None, jitter: float
+) -> float:
+    """Seconds to wait after the ``failures``-th failed attempt: exponential backoff stretched
+    by a random fraction up to ``jitter`` (so agents that failed together do not all come back
+    together), capped, and never shorter than the server's Retry-After."""
+    wait = min(base_s * (2 ** (failures - 1)), cap_s) * (1.0 + random.uniform(0.0, jitter))
+    if retry_after_s is not None:
+        wait = max(wait, retry_after_s)
+    return min(wait, max(cap_s, retry_after_s or 0.0))
 
 
 async def send_retrying_stale(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:

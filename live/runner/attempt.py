@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 from agbench.attempt import AgentLabel, AttemptKey, Endpoint
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
+from agbench.live.providers.cloud_gate import BudgetExhausted, CloudGate
 from agbench.live.runner.endpoints import EndpointManager, Endpoints
-from agbench.live.runner.options import MAX_REQUEST_S, ServerDied, SweepOptions
+from agbench.live.runner.options import ServerDied, SweepOptions
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore
@@ -34,6 +35,7 @@ from agbench.task import Task, task_deadline_s
 if TYPE_CHECKING:
     from agbench.live.providers import ChatClient
     from agbench.live.proxy import CallRecord
+    from agbench.live.runner.watchdog import ServerWatchdog
     from agbench.live.sandbox import Sandbox
 
 log = logging.getLogger("agbench.live.runner")
@@ -62,13 +64,26 @@ class AttemptRunner:
         self.corpus_dir = corpus_dir
         self.on_row = on_row  # every task_runs row, interrupted ones included
         self.recorders: dict[str, AttemptRecorder] = {}  # proxy token -> the attempt's recorder
+        # The run's cloud budget and rate limits, shared by every agent of every attempt.
+        self.gate = CloudGate(
+            max_usd=options.max_cloud_usd,
+            rpm=options.cloud_rpm,
+            tpm=options.cloud_tpm,
+            spent_usd=store_cloud_spend(store) if options.max_cloud_usd is not None else 0.0,
+        )
+        self.watchdog: ServerWatchdog | None = None  # set by the sweep while a configuration runs
+        self.sandbox_limits: dict[str, int] = dict(store.meta().get("sandbox_limits") or {})
 
     def on_call(self, record: CallRecord) -> None:
         """The proxy measured a call: its rows go into the attempt's journal."""
         recorder = self.recorders.get(record.token)
+        rows = record.model_calls()
+        for row in rows:
+            if row.endpoint == Endpoint.CLOUD:
+                self.gate.record_spend(row.cost_usd)
         if recorder is None:
             return
-        for row in record.model_calls():
+        for row in rows:
             recorder.model_call(row)
         for exposure in record.exposures:
             recorder.exposure(exposure)
@@ -89,8 +104,9 @@ class AttemptRunner:
                     eps.models[endpoint],
                     endpoint=endpoint,
                     api_key=None,  # the proxy adds the key: it never leaves the harness's memory
-                    timeout_s=min(MAX_REQUEST_S, time_limit),
-                    max_retries=2,
+                    timeout_s=min(self.options.model_request_timeout, time_limit),
+                    max_retries=self.options.retries,
+                    gate=self.gate if endpoint is Endpoint.CLOUD and self.gate.active else None,
                 )
                 cache[(agent, endpoint)] = client
                 clients.append(client)
@@ -126,7 +142,12 @@ class AttemptRunner:
         attempt_dir = (
             self.sandbox_root / f"{uuid.uuid4().hex[:8]}-{re.sub(r'[^A-Za-z0-9._-]+', '_', task.id)}"
         )
+        generation = self.watchdog.generation if self.watchdog is not None else 0
         try:
+            if self.gate.exhausted and self.options.needs_models and key.config.architecture.uses_cloud:
+                raise BudgetExhausted(
+                    f"cloud budget of ${self.gate.max_usd:g} reached before the attempt started"
+                )
             if eps.proxy is not None:
                 token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
                 self.recorders[token] = recorder
@@ -142,26 +163,46 @@ class AttemptRunner:
                 status, reward, reason, outcome = await self._drive(
                     key, task, sandbox, eps, recorder, time_limit, backends
                 )
+        except BudgetExhausted as exc:
+            status, reason = Status.BUDGET_EXHAUSTED, str(exc)
         except asyncio.CancelledError:
             interrupted = True
             status, reason = Status.INTERRUPTED, "run stopped while the attempt was running"
         finally:
+            retries = 0
             for client in clients:
+                retries += client.retries
                 with contextlib.suppress(Exception):
                     await asyncio.shield(client.aclose())
+            if retries:
+                reason = f"{reason}; {retries} model request retr{'y' if retries == 1 else 'ies'}"
             if sandbox is not None:
+                self._note_limits(sandbox)
                 with contextlib.suppress(BaseException):
                     await asyncio.shield(sandbox.destroy())
-            shutil.rmtree(attempt_dir, ignore_errors=True)
+            self._keep_or_remove_workspace(key, attempt_dir, status, interrupted)
             exposed = 0
             if token is not None and eps.proxy is not None:
                 exposed = len(eps.proxy.exposures_seen(token))
                 eps.proxy.unregister_attempt(token)
                 self.recorders.pop(token, None)
-            died = self.endpoints.dead_server() if status is Status.INFRASTRUCTURE_ERROR else None
-            if died is not None:
-                # Not this attempt's result: keep it as interrupted so a resume runs it again.
-                status, reason = Status.INTERRUPTED, f"{reason}; {died}"
+            died = None
+            if self.watchdog is not None:
+                if not interrupted and status not in (Status.SUCCESS, Status.BUDGET_EXHAUSTED):
+                    # A server that died or hung under the attempt is restarted; the attempt
+                    # itself failed for the infrastructure's sake, not the agent's.
+                    revived = await asyncio.shield(self.watchdog.revive_dead())
+                    if revived is not None or self.watchdog.generation != generation:
+                        why = revived or "a managed server was restarted during the attempt"
+                        status, reason = Status.INFRASTRUCTURE_ERROR, f"{reason}; {why}"
+                    if self.watchdog.failure is not None:
+                        died = self.watchdog.failure
+                        status, reason = Status.INTERRUPTED, f"{reason}; {died}"
+            elif status is Status.INFRASTRUCTURE_ERROR:
+                died = self.endpoints.dead_server()
+                if died is not None:
+                    # Not this attempt's result: keep it as interrupted so a resume runs it again.
+                    status, reason = Status.INTERRUPTED, f"{reason}; {died}"
             wall = time.monotonic() - m_start
             row = recorder.counters.task_run(
                 key,
@@ -221,6 +262,8 @@ class AttemptRunner:
             outcome = await asyncio.wait_for(self.agent.run(ctx), timeout=time_limit)
         except TimeoutError:
             outcome = AgentOutcome("", Status.TIMEOUT, f"task deadline of {time_limit:g} s passed")
+        except BudgetExhausted as exc:
+            outcome = AgentOutcome("", Status.BUDGET_EXHAUSTED, str(exc))
         except AgbenchError as exc:
             outcome = AgentOutcome("", Status.INFRASTRUCTURE_ERROR, f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # an agent bug must not take the sweep down; it is recorded
@@ -234,5 +277,50 @@ class AttemptRunner:
             return Status.FAILED_GRADER, 0.0, f"verifier: {type(exc).__name__}: {exc}", outcome
         return Status(verdict.status), float(verdict.reward), str(verdict.reason), outcome
 
+    def _note_limits(self, sandbox: Sandbox) -> None:
+        """Count the sandbox limits that took effect (run.json ``sandbox_limits``: line -> attempts)."""
+        try:
+            line = sandbox.limits_report()
+        except Exception:  # a half-started sandbox: nothing took effect worth recording
+            return
+        self.sandbox_limits[line] = self.sandbox_limits.get(line, 0) + 1
+        with contextlib.suppress(Exception):
+            self.store.update_meta(sandbox_limits=self.sandbox_limits)
 
-__all__ = ["AttemptRunner"]
+    def _keep_or_remove_workspace(
+        self, key: AttemptKey, attempt_dir: Path, status: Status, interrupted: bool
+    ) -> None:
+        """``--keep-workspaces``: move the attempt's folder into the run directory, or remove it."""
+        keep = self.options.keep_workspaces
+        if (
+            attempt_dir.exists()
+            and not interrupted
+            and (keep == "all" or (keep == "failed" and status is not Status.SUCCESS))
+        ):
+            target = workspace_path(self.store.root, key)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(attempt_dir), str(target))
+                return
+            except OSError as exc:
+                log.warning("workspace of %s not kept: %s", key.text, exc)
+        shutil.rmtree(attempt_dir, ignore_errors=True)
+
+
+def workspace_path(run_dir: Path, key: AttemptKey) -> Path:
+    """Where ``--keep-workspaces`` keeps an attempt's sandbox folder inside the run directory."""
+    safe = re.sub(r"[^A-Za-z0-9._=-]+", "_", f"{key.config.key}-{key.task}-{key.attempt}")
+    return run_dir / "workspaces" / safe
+
+
+def store_cloud_spend(store: RunStore) -> float:
+    """The cloud spend of a run's finished attempts (a resumed run's budget counts it)."""
+    total = 0.0
+    for journal in store.journals():
+        if journal.header.get("kind") == "attempt":
+            for row in journal.iter_rows(TaskRun.TABLE):
+                total += float(row.get("cloud_cost_usd") or 0.0)
+    return total
+
+
+__all__ = ["AttemptRunner", "store_cloud_spend", "workspace_path"]

@@ -28,8 +28,11 @@ AGENT_NAMES = tuple(k.value for k in AgentKind)
 #: Total KV tokens per slot of the managed local server when ``--local-ctx`` is not given.
 DEFAULT_CTX_PER_SLOT = 4096
 CLOUD_STANDIN_ALIAS = "cloud-standin"
-#: The longest one model request may take before it counts as a ``timeout`` error.
+#: The longest one model request may take before it counts as a ``timeout`` error (the default
+#: of ``--model-request-timeout``).
 MAX_REQUEST_S = 600.0
+#: ``--keep-workspaces`` choices: which attempts' sandbox workspaces stay on disk.
+KEEP_WORKSPACES = ("none", "failed", "all")
 
 
 class SweepInterrupted(AgbenchError):
@@ -59,7 +62,9 @@ class SweepOptions:
     agent: str = "model"
     trajectories: Path | None = None
     backend: str = "bwrap"
-    time_limit: float | None = None  # deadline override; default each task's own (agbench.task.task_deadline_s)
+    time_limit: float | None = (
+        None  # deadline override; default each task's own (agbench.task.task_deadline_s)
+    )
     tool_call_parser: str = "auto"
     max_tokens: int | None = None
     device: str | None = None  # default: from the host name
@@ -67,6 +72,16 @@ class SweepOptions:
     out: Path | None = None  # the run directory itself
     resume: Path | None = None
     quiet: bool = False
+    # Operability (preflight, request timeout, retries, cloud spend and rate, workspaces):
+    local_api_key_env: str | None = None  # env var holding the local server's API key
+    preflight: bool = True  # check endpoints, models, sandbox, tasks and disk before any task
+    model_request_timeout: float = 600.0  # one model request's limit; its expiry is a `timeout`
+    retries: int = 2  # per model request: 429s and refused connections, backoff with jitter
+    max_cloud_usd: float | None = None  # no cloud call starts once the spend reaches this
+    cloud_rpm: int | None = None  # cloud requests per minute, all agents of the run together
+    cloud_tpm: int | None = None  # cloud tokens per minute, all agents of the run together
+    keep_workspaces: str = "none"  # keep attempt workspaces: "none" | "failed" | "all"
+    watchdog: bool = True  # restart a dead or hung managed server with the same settings
     # Not on the command line (library and test use):
     compaction: str = "none"  # the model agent's context policy ("none" | "drop-old-tool-output")
     cloud_api_key_env: str = "AGBENCH_CLOUD_API_KEY"
@@ -165,6 +180,19 @@ def validate_options(options: SweepOptions) -> None:
         raise AgbenchError("--time-limit must be positive")
     if options.max_tokens is not None and options.max_tokens < 1:
         raise AgbenchError("--max-tokens must be at least 1")
+    if options.model_request_timeout <= 0:
+        raise AgbenchError("--model-request-timeout must be positive")
+    if options.retries < 0:
+        raise AgbenchError("--retries must be zero or more")
+    if options.max_cloud_usd is not None and options.max_cloud_usd < 0:
+        raise AgbenchError("--max-cloud-usd must be zero or more")
+    for flag, value in (("--cloud-rpm", options.cloud_rpm), ("--cloud-tpm", options.cloud_tpm)):
+        if value is not None and value < 1:
+            raise AgbenchError(f"{flag} must be at least 1")
+    if options.keep_workspaces not in KEEP_WORKSPACES:
+        raise AgbenchError(
+            f"--keep-workspaces must be one of {', '.join(KEEP_WORKSPACES)}, not {options.keep_workspaces!r}"
+        )
     if options.local_ctx is not None and options.local_ctx < 64:
         raise AgbenchError("--local-ctx must be at least 64")
     if options.device is not None and ("|" in options.device or not options.device.strip()):
@@ -210,6 +238,7 @@ __all__ = [
     "AGENT_NAMES",
     "CLOUD_STANDIN_ALIAS",
     "DEFAULT_CTX_PER_SLOT",
+    "KEEP_WORKSPACES",
     "MAX_REQUEST_S",
     "ServerDied",
     "SweepInterrupted",

@@ -37,6 +37,7 @@ from agbench.live.runner.options import (
     select_run_tasks,
     validate_options,
 )
+from agbench.live.runner.watchdog import ServerWatchdog
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore, copy_to_latest
@@ -85,6 +86,7 @@ class Sweep:
             on_row=self._finished_attempt,
         )
         self.endpoints = self.attempts.endpoints
+        self.watchdog: ServerWatchdog | None = None
 
     def configurations(self) -> list[Configuration]:
         return [
@@ -131,6 +133,12 @@ class Sweep:
         except BaseException:
             await self.endpoints.stop(eps)
             raise
+        if self.endpoints.servers and self.options.watchdog:
+            # Dead or hung managed servers come back with the same settings (watchdog.py).
+            if self.watchdog is None:
+                self.watchdog = ServerWatchdog(self.endpoints)
+            self.attempts.watchdog = self.watchdog
+            self.watchdog.start()
         t0 = time.monotonic()
         try:
             queue: asyncio.Queue[Task] = asyncio.Queue()
@@ -156,6 +164,8 @@ class Sweep:
                 await asyncio.gather(*workers, return_exceptions=True)
                 raise
         finally:
+            if self.watchdog is not None:
+                await self.watchdog.stop()
             self.endpoints.stop_monitors(monitors)
             await self.endpoints.stop(eps)
         log.info("configuration %s done in %.1f s", config.key, time.monotonic() - t0)
@@ -230,6 +240,10 @@ def run_sweep(options: SweepOptions) -> Path:
         assert isinstance(agent, ReplayAgent)
         agent.check([t.id for t in tasks], options.archs)
     device = options.device or default_device_name()
+    if options.preflight:  # one-line errors (exit 2) before any task starts or a run dir exists
+        from agbench.live.runner.preflight import preflight
+
+        preflight(options, tasks, store.root if store is not None else _new_run_dir(options))
     if store is None:
         run_dir = _new_run_dir(options)
         run_id = run_dir.name if options.out is None else f"{run_dir.name}-{uuid.uuid4().hex[:6]}"
@@ -266,6 +280,8 @@ def run_sweep(options: SweepOptions) -> Path:
             stopped, failure = True, exc
             log.error("%s", exc)
         store.update_meta(finished=None if stopped else time.time(), stopped=stopped)
+        if sweep.attempts.gate.active:
+            store.update_meta(cloud_gate=sweep.attempts.gate.summary())
         store.compact()
         if options.write_reports:
             try:

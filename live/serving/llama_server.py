@@ -189,6 +189,27 @@ class ManagedServer:
         if self._own_log and proc.returncode == 0 and self.log_path is not None:
             self.log_path.unlink(missing_ok=True)
 
+    def restart(self, timeout_s: float = 60) -> None:
+        """Stop the server (killing it if it no longer answers) and start it again with the same
+        settings on the same port, so every URL handed out for it stays valid."""
+        if self._url is not None and self.port is None:
+            self.port = int(self._url.rsplit(":", 1)[1])
+        proc = self._proc
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(10)
+            if proc.stdout is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdout.close()
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+        self._proc = None
+        self._url = None
+        self.start(timeout_s)
+
     def kill(self) -> None:
         """SIGKILL the server process (tests of dead-server handling use this); keeps state."""
         if self._proc is not None and self._proc.poll() is None:

@@ -131,20 +131,7 @@ def simulate(
         s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
     ) -> None:
         records.append(
-            ServerSample(
-                **ids,
-                server=name,
-                t=env.now if t is None else t,
-                slots_busy=s.slots_busy(),
-                slots_total=len(s.slots),
-                kv_used=int(s.kv_sampled() if kv is None else kv),
-                kv_total=s.pool_tokens,
-                requests_processing=len(s.active),
-                requests_waiting=len(s.queue),
-                prompt_tokens_total=int(s.prompt_tokens_total),
-                prompt_tokens_cached_total=int(s.prompt_tokens_cached_total),
-                generated_tokens_total=int(s.generated_tokens_total),
-            )
+            ServerSample(**ids, server=name, t=env.now if t is None else t, **s.sample_figures(kv))
         )
 
     if arch_name != Architecture.CO:

@@ -31,28 +31,14 @@ from agbench.store import RunStore
 
 
 def _call_row(key: AttemptKey, index: int, req: LocalRequest, t0: float) -> ModelCall:
-    """A model_calls row as the live client would have recorded it for this request."""
-    decode_s = (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
+    """A model_calls row as the live load generator would have recorded it for this request."""
     return ModelCall(
         **key.ids(),
         agent=AgentLabel.LOCAL,
         endpoint=Endpoint.LOCAL,
         call_id=f"r{index}",
         t_start=t0,
-        ttft_s=(req.t_first - t0) if req.t_first is not None else None,
-        total_s=(req.t_done if req.t_done is not None else t0) - t0,
-        prompt_tokens=req.prompt_tokens,
-        cached_tokens=req.cached,
-        completion_tokens=req.completion_tokens,
-        output_tok_s=(req.completion_tokens / decode_s) if decode_s else None,
-        prompt_ms=((req.t_first - req.t_slot) * 1000)
-        if (req.t_first is not None and req.t_slot is not None)
-        else None,
-        predicted_ms=decode_s * 1000 if decode_s is not None else None,
-        finish_reason=req.finish_reason,
-        error_class=req.error_class,
-        status_code=req.status_code,
-        slot_id=req.slot.index if req.slot is not None else None,
+        **req.call_figures(t0, t0),
     )
 
 
@@ -76,20 +62,7 @@ def simulate_load(
         s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
     ) -> None:
         records.append(
-            ServerSample(
-                **scope.ids(),
-                server=name,
-                t=env.now if t is None else t,
-                slots_busy=s.slots_busy(),
-                slots_total=len(s.slots),
-                kv_used=int(s.kv_sampled() if kv is None else kv),
-                kv_total=s.pool_tokens,
-                requests_processing=len(s.active),
-                requests_waiting=len(s.queue),
-                prompt_tokens_total=int(s.prompt_tokens_total),
-                prompt_tokens_cached_total=int(s.prompt_tokens_cached_total),
-                generated_tokens_total=int(s.generated_tokens_total),
-            )
+            ServerSample(**scope.ids(), server=name, t=env.now if t is None else t, **s.sample_figures(kv))
         )
 
     # Open loop has no concurrency of its own: the server has the slots its settings give it.

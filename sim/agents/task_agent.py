@@ -276,27 +276,8 @@ class TaskAgent:
         yield req.done
         if st.expired:
             return None
-        decode_s = (
-            (req.t_done - req.t_first) if (req.t_first is not None and req.t_done is not None) else None
-        )
-        st.record.model_call(
-            w.labels[role],
-            t0,
-            (req.t_done or w.env.now) - t0,
-            ttft_s=(req.t_first - t0) if req.t_first is not None else None,
-            prompt_tokens=prompt,
-            cached_tokens=req.cached,
-            completion_tokens=req.completion_tokens,
-            output_tok_s=(req.completion_tokens / decode_s) if decode_s else None,
-            prompt_ms=((req.t_first - req.t_slot) * 1000)
-            if (req.t_first is not None and req.t_slot is not None)
-            else None,
-            predicted_ms=decode_s * 1000 if decode_s is not None else None,
-            finish_reason=req.finish_reason,
-            error_class=req.error_class,
-            status_code=req.status_code,
-            slot_id=req.slot.index if req.slot is not None else None,
-        )
+        figures = req.call_figures(t0, w.env.now)
+        st.record.model_call(w.labels[role], t0, figures.pop("total_s"), **figures)
         return req
 
     def _harness_gap(self, st: TaskState) -> Generator[simpy.Event, Any, bool]:

@@ -20,6 +20,7 @@ import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import simpy
 
@@ -65,6 +66,29 @@ class LocalRequest:
     @property
     def completion_tokens(self) -> int:
         return round(self.generated)
+
+    def call_figures(self, t0: float, now: float) -> dict[str, Any]:
+        """The ``model_calls`` figures of this request as the live client records them, for a
+        call sent at ``t0`` (TTFT and total from there; llama.cpp's own prompt/generation ms)."""
+        decode_s = (
+            (self.t_done - self.t_first) if (self.t_first is not None and self.t_done is not None) else None
+        )
+        return {
+            "ttft_s": (self.t_first - t0) if self.t_first is not None else None,
+            "total_s": (self.t_done if self.t_done is not None else now) - t0,
+            "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached,
+            "completion_tokens": self.completion_tokens,
+            "output_tok_s": (self.completion_tokens / decode_s) if decode_s else None,
+            "prompt_ms": ((self.t_first - self.t_slot) * 1000)
+            if (self.t_first is not None and self.t_slot is not None)
+            else None,
+            "predicted_ms": decode_s * 1000 if decode_s is not None else None,
+            "finish_reason": self.finish_reason,
+            "error_class": self.error_class,
+            "status_code": self.status_code,
+            "slot_id": self.slot.index if self.slot is not None else None,
+        }
 
 
 SampleHook = Callable[..., None]  # (server, *, t=None, kv=None): a sample of the server now or at t
@@ -190,6 +214,20 @@ class LocalServer:
 
     def slots_busy(self) -> int:
         return self._busy
+
+    def sample_figures(self, kv: float | None = None) -> dict[str, Any]:
+        """A ``server_samples`` row's figures now (``kv``: the KV in use at a clock tick)."""
+        return {
+            "slots_busy": self._busy,
+            "slots_total": len(self.slots),
+            "kv_used": int(self.kv_sampled() if kv is None else kv),
+            "kv_total": self.pool_tokens,
+            "requests_processing": len(self.active),
+            "requests_waiting": len(self.queue),
+            "prompt_tokens_total": int(self.prompt_tokens_total),
+            "prompt_tokens_cached_total": int(self.prompt_tokens_cached_total),
+            "generated_tokens_total": int(self.generated_tokens_total),
+        }
 
     # ---- fluid mechanics ---------------------------------------------------------------
     def _advance(self) -> None:
@@ -334,7 +372,9 @@ class LocalServer:
         )
         if by_similarity and lcp / slot.tokens >= 0.5:
             return
-        base = CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens) if slot.tokens > 0 else None
+        base = (
+            CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens) if slot.tokens > 0 else None
+        )
         if base is not None:
             self.prompt_cache.save(base)
         restored = self.prompt_cache.load(base, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)

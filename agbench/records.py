@@ -185,6 +185,11 @@ class ResourceSample:
     net_recv_bytes: int = 0
     gpu_util_percent: float | None = None
     gpu_mem_used_bytes: int | None = None
+    # Power and energy where the machine reports them (NVML, RAPL); None = no source.
+    gpu_power_w: float | None = None  # board power summed over GPUs
+    gpu_temp_c: float | None = None  # hottest GPU
+    gpu_energy_j: float | None = None  # NVML's cumulative energy counter, summed over GPUs
+    cpu_energy_j: float | None = None  # RAPL package energy, cumulative from the sampler's start
 
 
 @dataclass

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from agbench.config import CloudSettings, PriceTable, ServerSettings
+from agbench.hardware import HardwareInventory
 from agbench.records import SCHEMA_VERSION
 
 
@@ -107,6 +108,8 @@ class RunMeta:
     prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> {sha256, text}
     options: dict[str, Any] = field(default_factory=dict)
     host: dict[str, Any] = field(default_factory=dict)
+    # device name -> its hardware inventory (a merged multi-device run holds one per device)
+    hardware: dict[str, HardwareInventory] = field(default_factory=dict)
     tools_in_prompt: list[str] = field(default_factory=list)
     # simulated runs
     scenario: str | None = None
@@ -143,6 +146,8 @@ class RunMeta:
                 value = dataclasses.asdict(value)
             elif f.name == "local" and isinstance(value, LocalServers):
                 value = value.to_dict()
+            elif f.name == "hardware":
+                value = {str(k): v.to_dict() for k, v in value.items()}
             elif isinstance(value, StrEnum):
                 value = value.value
             out[f.name] = value
@@ -156,6 +161,7 @@ class RunMeta:
         extra = {k: v for k, v in data.items() if k not in names}
         cloud = known.pop("cloud", None)
         local = known.pop("local", None)
+        hardware = known.pop("hardware", None)
         source = str(known.pop("source", RunSource.LIVE.value))
         try:
             known["source"] = RunSource(source)
@@ -169,6 +175,11 @@ class RunMeta:
         meta.concurrency = [int(c) for c in meta.concurrency]
         meta.cloud = cloud_from_dict(cloud) if isinstance(cloud, dict) else None
         meta.local = LocalServers.from_dict(local) if isinstance(local, dict) else None
+        meta.hardware = {
+            str(k): HardwareInventory.from_dict(v)
+            for k, v in (hardware.items() if isinstance(hardware, dict) else ())
+            if isinstance(v, dict)
+        }
         return meta
 
 

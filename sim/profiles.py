@@ -55,6 +55,10 @@ class DeviceProfile:
     # Micro-batch tokens up to which llama.cpp decodes with its mat-vec kernels (8 on CUDA and
     # Vulkan); beyond it the tiled matmul kernels take about as long until compute bound. 0: no limit.
     vec_kernel_max_tokens: int = 0
+    # The energy model (sim/energy.py): the device draws idle_w while the local server is
+    # idle and active_w while it serves a request. 0 = no figure: energy left empty.
+    idle_w: float = 0.0
+    active_w: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
 

@@ -32,6 +32,8 @@ import pyarrow.parquet as pq
 from agbench.config import Architecture
 from agbench.errors import RunDirError
 from agbench.metrics.cost import cost_metrics, exposure_metrics, price_table
+from agbench.metrics.energy import SAMPLE_COLUMNS as ENERGY_SAMPLE_COLUMNS
+from agbench.metrics.energy import energy_metrics
 from agbench.metrics.outcomes import (
     ATTEMPT_KEYS,
     CONFIG_KEYS,
@@ -49,11 +51,20 @@ from agbench.store import RunStore
 # run's summary in seconds (see bench/trace_store.py).
 METRIC_COLUMNS: dict[str, list[str]] = {
     "task_runs": columns("task_runs"),
-    "model_calls": [*ATTEMPT_KEYS, "endpoint", "ttft_s", "output_tok_s", "total_s", "queue_s", "error_class"],
+    "model_calls": [
+        *ATTEMPT_KEYS,
+        "endpoint",
+        "t_start",
+        "ttft_s",
+        "output_tok_s",
+        "total_s",
+        "queue_s",
+        "error_class",
+    ],
     "tool_calls": [*ATTEMPT_KEYS, "tool", "wall_s", "cpu_s"],
     "messages": [*ATTEMPT_KEYS, "kind", "ok"],
     "server_samples": [*CONFIG_KEYS, "server", "t", "kv_used", "kv_total", "slots_busy", "requests_waiting"],
-    "resource_samples": [*CONFIG_KEYS, "t", "cpu_percent", "mem_used_bytes"],
+    "resource_samples": [*CONFIG_KEYS, "t", "cpu_percent", "mem_used_bytes", *ENERGY_SAMPLE_COLUMNS],
     "exposures": [*ATTEMPT_KEYS, "item"],
 }
 # Low-cardinality strings are read as categoricals: far fewer Python objects to build.
@@ -71,6 +82,8 @@ def read_tables(store: RunStore, tables: dict[str, list[str]] | None = None) -> 
             continue
         path = store.traces_dir / f"{name}.parquet"
         try:
+            present = set(pq.read_schema(path).names)  # an older writer's table lacks newer columns
+            cols = [c for c in cols if c in present]
             table = pq.read_table(path, columns=cols, read_dictionary=[c for c in cols if c in _CATEGORICAL])
         except (OSError, pa.ArrowInvalid) as exc:
             raise RunDirError(f"{path} is missing or corrupt: {exc}") from None
@@ -210,6 +223,9 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         {"cpu_percent_peak": ("cpu_percent", "max"), "mem_used_bytes_peak": ("mem_used_bytes", "max")},
     )
     exposures = _group(detail["exposures"])
+    calls = detail["model_calls"]
+    local_calls = _group(calls[calls["endpoint"].astype(str) == "local"] if len(calls) else calls)
+    samples_by_config = _group(samples["resource_samples"])
     messages = _group(detail["messages"])
     common = common_success_tasks(counted)
     prices = price_table(meta)
@@ -238,6 +254,17 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         )
         entry.update(tools.get(key, {"tool_wall_s_total": 0.0, "tool_cpu_s_total": 0.0}))
         entry.update(resources.get(key, {"cpu_percent_peak": None, "mem_used_bytes_peak": None}))
+        entry.update(
+            energy_metrics(
+                samples_by_config.get(key),
+                local_calls.get(key),
+                tasks=int(entry["tasks"]),
+                successes=int(entry["success"]),
+                window_s=float(entry["suite_wall_s"]),
+                meta=meta,
+                device=device,
+            )
+        )
         configurations.append(entry)
 
     interrupted = int((task_runs["status"].astype(str) == "interrupted").sum())

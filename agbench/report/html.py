@@ -14,7 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from agbench.hardware import HardwareInventory
 from agbench.metrics import config_of, only_counted
+from agbench.metrics.energy import energy_notes
 from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
 from agbench.report import plots
 from agbench.report.suite_info import SuiteInfo, TaskInfo
@@ -97,6 +99,9 @@ _TABLE_COLUMNS: list[tuple[str, str, Callable[[Any], str]]] = [
     ("cloud_ttft_p50_s", "cloud TTFT p50 s", _fmt),
     ("kv_peak_fraction", "KV peak", _pct),
     ("local_context_errors", "local ctx errors", _fmt),
+    ("energy_wh_per_task", "Wh / task", _fmt),
+    ("energy_wh_per_success", "Wh / success", _fmt),
+    ("gpu_power_w_mean", "GPU W mean", _fmt),
 ]
 
 
@@ -181,7 +186,30 @@ def setup_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(
             ("host", f"{host.get('hostname', '?')}, {host.get('cpus', '?')} CPUs, {host.get('platform', '')}")
         )
+    rows += hardware_rows(meta)
     return rows
+
+
+def hardware_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """One row per device of the run's hardware inventory, and its energy sources."""
+    rows: list[tuple[str, str]] = []
+    hardware = meta.get("hardware")
+    for device, data in sorted(hardware.items() if isinstance(hardware, dict) else []):
+        if not isinstance(data, dict):
+            continue
+        inv = HardwareInventory.from_dict(data)
+        rows.append((f"hardware: {device}", inv.summary_line()))
+        sources = "; ".join(f"{k}: {v}" for k, v in sorted(inv.energy_sources.items()))
+        if sources:
+            rows.append((f"energy sources: {device}", sources))
+    return rows
+
+
+def _energy_note(configs: Sequence[dict[str, Any]]) -> str:
+    notes = energy_notes(list(configs))
+    if not notes:
+        return ""
+    return "<p><i>energy: " + _e("; ".join(notes)) + "</i></p>"
 
 
 def _setup_table(meta: dict[str, Any]) -> str:
@@ -338,7 +366,7 @@ def render(
             "<p>model score: successes over the valid rows where the run provided every capability the task needs</p>"
             + _scores_table(summary["benchmark_scores"])
         )
-    parts.append("<h2>Configurations</h2>" + _config_table(configs, tagged))
+    parts.append("<h2>Configurations</h2>" + _config_table(configs, tagged) + _energy_note(configs))
     parts.append(_figure("Success by architecture × concurrency", plots.success_heatmap(configs)))
     parts.append(_figure("Success by category", plots.category_heatmap(configs)))
     parts.append(

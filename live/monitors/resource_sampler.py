@@ -1,33 +1,25 @@
-"""Sampling the machine's CPU, memory, disk and network I/O (and NVML GPUs) into ``resource_samples``.
+"""Sampling the machine's CPU, memory, disk and network I/O, NVML GPUs and RAPL energy into
+``resource_samples``.
 
-psutil is always there; NVML is used only if ``pynvml`` imports and initialises, so a machine
-without a GPU (or without the library) samples the rest and leaves the GPU columns empty.
+psutil is always there; NVML is used only if ``pynvml`` imports and initialises, and RAPL only
+where ``/sys/class/powercap`` is readable, so a machine without a GPU (or without root) samples
+the rest and leaves those columns empty. ``gpu_reason`` / ``cpu_energy_reason`` say why, for
+run.json and the reports.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 import psutil
 
 from agbench.attempt import RunScope
+from agbench.live.monitors.nvml import NvmlGpus
+from agbench.live.monitors.rapl import POWERCAP_ROOT, RaplReader
 from agbench.live.monitors.sampler_thread import Sampler, SamplerThread, scope_ids
 from agbench.records import ResourceSample
-
-
-def _nvml() -> Any:
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        count = pynvml.nvmlDeviceGetCount()
-        if count < 1:
-            return None
-        return pynvml
-    except Exception:  # no library, no driver, no device: sample without GPU columns
-        return None
 
 
 class ResourceSampler(Sampler):
@@ -40,30 +32,31 @@ class ResourceSampler(Sampler):
         *,
         scope: RunScope | None = None,
         gpu: bool = True,
+        powercap_root: Path = POWERCAP_ROOT,
     ) -> None:
         self.writer = writer
         self.ids = scope_ids(scope)
-        self._nv = _nvml() if gpu else None
-        self._handles = (
-            [self._nv.nvmlDeviceGetHandleByIndex(i) for i in range(self._nv.nvmlDeviceGetCount())]
-            if self._nv
-            else []
-        )
+        self._gpus: NvmlGpus | None = None
+        self.gpu_reason = "GPU sampling turned off"
+        if gpu:
+            self._gpus, self.gpu_reason = NvmlGpus.open()
+        self._rapl = RaplReader(powercap_root)
+        self.cpu_energy_reason = self._rapl.reason
         psutil.cpu_percent(interval=None)  # primes the counter: the first real sample covers one interval
         self._thread = SamplerThread(self.sample_once, interval_s, "agbench-resource-sampler")
 
     @property
     def has_gpu(self) -> bool:
-        return bool(self._handles)
+        return self._gpus is not None and bool(self._gpus.handles)
+
+    @property
+    def has_cpu_energy(self) -> bool:
+        return bool(self._rapl.available)
 
     def _close(self) -> None:
-        if self._nv is not None:
-            try:
-                self._nv.nvmlShutdown()
-            except Exception:
-                pass
-            self._nv = None
-            self._handles = []
+        if self._gpus is not None:
+            self._gpus.close()
+            self._gpus = None
 
     def sample_once(self) -> ResourceSample:
         mem = psutil.virtual_memory()
@@ -80,12 +73,15 @@ class ResourceSampler(Sampler):
         net = psutil.net_io_counters()
         if net is not None:
             sample.net_sent_bytes, sample.net_recv_bytes = int(net.bytes_sent), int(net.bytes_recv)
-        if self._nv is not None and self._handles:
-            util = used = 0.0
-            for handle in self._handles:
-                util += float(self._nv.nvmlDeviceGetUtilizationRates(handle).gpu)
-                used += float(self._nv.nvmlDeviceGetMemoryInfo(handle).used)
-            sample.gpu_util_percent = util / len(self._handles)
-            sample.gpu_mem_used_bytes = int(used)
+        gpus = self._gpus
+        if gpus is not None and gpus.handles:
+            reading = gpus.read()
+            sample.gpu_util_percent = reading.util_percent
+            sample.gpu_mem_used_bytes = reading.mem_used_bytes
+            sample.gpu_power_w = reading.power_w
+            sample.gpu_temp_c = reading.temp_c
+            sample.gpu_energy_j = reading.energy_j
+        if self._rapl.available:
+            sample.cpu_energy_j = self._rapl.read_j()
         self.writer(sample)
         return sample

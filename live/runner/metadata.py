@@ -14,6 +14,7 @@ import sys
 from agbench.config import CloudSettings
 from agbench.live.agents.model_agent import DEFAULT_MAX_TOKENS
 from agbench.live.architectures import prompt_texts
+from agbench.live.monitors.inventory import probe
 from agbench.live.runner.options import (
     CLOUD_STANDIN_ALIAS,
     SweepOptions,
@@ -73,6 +74,7 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
         labels=["cloud stand-in"] if standin else [],
         prompts=prompt_texts(),
         options=options_dict,
+        hardware={device: probe()},
         host={
             "hostname": socket.gethostname(),
             "platform": platform.platform(),

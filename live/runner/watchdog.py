@@ -123,8 +123,7 @@ class ServerWatchdog:
                 self.failure = f"{why}; not restarted again after {count} restart(s)"
                 return
             log.warning("%s: restarting it with the same settings", why)
-            self.generation += 1
-            self.restarts[name] = count + 1
+            self.generation += 1  # first: attempts in flight now know the server went away
             self._missed[name] = 0
             try:
                 await asyncio.to_thread(server.restart)
@@ -132,6 +131,7 @@ class ServerWatchdog:
                 self.failure = f"{why}; the restart failed: {exc}"
                 log.error("%s", self.failure)
                 return
+            self.restarts[name] = count + 1
             self.manager.store.update_meta(server_restarts=self._earlier + self.total_restarts)
             log.info("%s server back at %s (restart %d)", name, server.url, self.restarts[name])
 

@@ -166,6 +166,12 @@ def labels_of(meta: dict[str, Any]) -> list[str]:
         labels.append("mock provider")
     if meta.get("source") == "sim":
         labels.append("simulated")
+    restarts = int(meta.get("server_restarts") or 0)
+    if restarts:  # the watchdog restarted a dead or hung managed server mid-run
+        labels.append(f"managed server restarted {restarts} time{'s' if restarts > 1 else ''}")
+    gate = meta.get("cloud_gate") if isinstance(meta.get("cloud_gate"), dict) else {}
+    if gate and gate.get("refused_calls"):
+        labels.append(f"cloud budget of ${gate.get('max_usd')} reached")
     return list(dict.fromkeys(labels))
 
 

@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agbench.attempt import AgentLabel, AttemptKey, Endpoint
+from agbench.capability import missing_capabilities
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
+from agbench.live.judge.run_judge import RunJudge
 from agbench.live.providers.cloud_gate import BudgetExhausted, CloudGate
 from agbench.live.runner.endpoints import EndpointManager, Endpoints
-from agbench.live.runner.options import ServerDied, SweepOptions
+from agbench.live.runner.options import ServerDied, SweepOptions, judge_settings_of
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore
@@ -73,6 +75,9 @@ class AttemptRunner:
         )
         self.watchdog: ServerWatchdog | None = None  # set by the sweep while a configuration runs
         self.sandbox_limits: dict[str, int] = dict(store.meta().get("sandbox_limits") or {})
+        self.judging = RunJudge(judge_settings_of(options), store.root, options.prices)
+        if self.judging.enabled:
+            store.update_meta(judge=self.judging.settings.public())
 
     def on_call(self, record: CallRecord) -> None:
         """The proxy measured a call: its rows go into the attempt's journal."""
@@ -87,6 +92,7 @@ class AttemptRunner:
             recorder.model_call(row)
         for exposure in record.exposures:
             recorder.exposure(exposure)
+        self.judging.note_call(record.key, record.endpoint, record.agent, record.result.request_body)
 
     def _backend_factory(
         self, key: AttemptKey, eps: Endpoints, token: str | None, time_limit: float, clients: list[ChatClient]
@@ -144,10 +150,8 @@ class AttemptRunner:
         )
         generation = self.watchdog.generation if self.watchdog is not None else 0
         try:
-            if self.gate.exhausted and self.options.needs_models and key.config.architecture.uses_cloud:
-                raise BudgetExhausted(
-                    f"cloud budget of ${self.gate.max_usd:g} reached before the attempt started"
-                )
+            if self.options.needs_models and key.config.architecture.uses_cloud:
+                self.gate.check_budget()  # BudgetExhausted: no cloud call starts once it is spent
             if eps.proxy is not None:
                 token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
                 self.recorders[token] = recorder
@@ -218,7 +222,9 @@ class AttemptRunner:
                 sensitive_exposed=exposed,
                 local_context_errors=outcome.local_context_errors if outcome else 0,
                 answer=outcome.answer if outcome else "",
+                full_capability=not self._missing_capabilities(task),
             )
+            self.judging.forget(key)
             recorder.close(row)
             self.on_row(row)
         if interrupted:
@@ -275,7 +281,25 @@ class AttemptRunner:
             verdict = await verify(sandbox, task, outcome.answer)
         except Exception as exc:
             return Status.FAILED_GRADER, 0.0, f"verifier: {type(exc).__name__}: {exc}", outcome
-        return Status(verdict.status), float(verdict.reward), str(verdict.reason), outcome
+        # A rubric in task.toml is graded by the judge; judgements.jsonl records the method.
+        status, reward, reason = await self.judging.after_verify(
+            key,
+            task,
+            outcome.answer,
+            (Status(verdict.status), float(verdict.reward), str(verdict.reason)),
+            backends,
+        )
+        return status, reward, reason, outcome
+
+    def _missing_capabilities(self, task: Task) -> list[str]:
+        """What the run did not give the task of what it needs (agbench.capability)."""
+        from agbench.live.tools import default_tools
+
+        try:
+            tools = [t.name for t in default_tools(task, self.corpus_dir)]
+        except AgbenchError:
+            return ["tools"]
+        return missing_capabilities(task, tools=tools, corpus_available=self.corpus_dir.is_dir())
 
     def _note_limits(self, sandbox: Sandbox) -> None:
         """Count the sandbox limits that took effect (run.json ``sandbox_limits``: line -> attempts)."""

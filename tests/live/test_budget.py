@@ -179,3 +179,11 @@ def test_retried_requests_are_counted_per_attempt(tmp_path: Path) -> None:
     runs = store.table("task_runs")
     assert list(runs.status) == ["verification_failed"]
     assert "2 model request retries" in runs.reason.iloc[0]
+
+
+def test_report_labels_say_the_budget_ran_out_and_servers_restarted() -> None:
+    from agbench.metrics import labels_of
+
+    meta = {"server_restarts": 2, "cloud_gate": {"max_usd": 0.5, "refused_calls": 3}}
+    assert labels_of(meta) == ["managed server restarted 2 times", "cloud budget of $0.5 reached"]
+    assert labels_of({"server_restarts": 0, "cloud_gate": {"max_usd": 0.5, "refused_calls": 0}}) == []

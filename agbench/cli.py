@@ -235,8 +235,21 @@ def _run_options(func: F) -> F:
     return func
 
 
-def _sweep(archs: str, concurrency: str, resume: Path | None, kwargs: dict[str, Any]) -> None:
+def _sweep(
+    archs: str,
+    concurrency: str,
+    resume: Path | None,
+    kwargs: dict[str, Any],
+    ray: str | None = None,
+    devices: str | None = None,
+) -> None:
     arch_list, levels = parse_architectures(archs), parse_concurrency(concurrency)
+    if (ray is None) != (devices is None):
+        raise AgbenchError("--ray and --devices go together: --ray HEAD:6379 --devices a,b")
+    if devices is not None and kwargs.get("device"):
+        raise AgbenchError(
+            "--device and --devices exclude each other (with --devices each node is its device)"
+        )
     kwargs["task_ids"] = list(kwargs["task_ids"])
     if kwargs["agent"] == "replay" and kwargs["trajectories"] is None and resume is None:
         raise AgbenchError(
@@ -246,7 +259,12 @@ def _sweep(archs: str, concurrency: str, resume: Path | None, kwargs: dict[str, 
 
     kwargs["preflight"] = not kwargs.pop("no_preflight", False)
     options = SweepOptions(archs=arch_list, concurrency=levels, resume=resume, **kwargs)
-    run_dir = run_sweep(options)
+    if ray is not None and devices is not None:
+        from agbench.live.runner.ray_devices import parse_devices, run_devices
+
+        run_dir = run_devices(options, ray, parse_devices(devices))
+    else:
+        run_dir = run_sweep(options)
     click.echo(f"run directory: {run_dir}")
     click.echo(f"report: {run_dir / 'summary.html'}")
 
@@ -265,11 +283,24 @@ def run(arch: str, concurrency: int, **kwargs: Any) -> None:
 @click.option("--archs", default="LO,CO,HCL,HLL", show_default=True)
 @click.option("--concurrency", default="1,2,4,8", show_default=True)
 @click.option("--resume", type=click.Path(path_type=Path), default=None, help="Continue this run directory.")
+@click.option("--ray", "ray_address", default=None, help="Ray cluster address (HEAD:6379), with --devices.")
+@click.option(
+    "--devices",
+    default=None,
+    help="Devices a,b: each one's configurations run on the Ray node with resource device:<name>.",
+)
 @_run_options
 @_one_line_errors
-def sweep(archs: str, concurrency: str, resume: Path | None, **kwargs: Any) -> None:
-    """Run the suite under every configuration of a matrix (resumable)."""
-    _sweep(archs, concurrency, resume, kwargs)
+def sweep(
+    archs: str,
+    concurrency: str,
+    resume: Path | None,
+    ray_address: str | None,
+    devices: str | None,
+    **kwargs: Any,
+) -> None:
+    """Run the suite under every configuration of a matrix (resumable); across devices on Ray."""
+    _sweep(archs, concurrency, resume, kwargs, ray_address, devices)
 
 
 # ---- trajectories ------------------------------------------------------------------------------

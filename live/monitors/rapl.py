@@ -61,7 +61,9 @@ class RaplReader:
         self._last: list[int] = []
         self._total_uj = 0
         if not root.is_dir():
-            self.reason = f"no RAPL: {root} does not exist (not Linux, or no powercap driver)"
+            self.reason = (
+                f"no RAPL: {root} does not exist (no powercap driver: not Linux, or a VM without it)"
+            )
         elif not self.zones:
             self.reason = f"no RAPL: no package zone under {root}"
         else:

@@ -64,11 +64,22 @@ def shared_daemon(network: bool = False) -> DockerDaemon:
     """The daemon this process talks to, started once if none was running (see dockerd.py)."""
     global _daemon
     with _daemon_lock:
+        if _daemon is not None and not _daemon_alive(_daemon):
+            _daemon = None  # another process stopped the daemon we were sharing: start or find one
         if _daemon is None:
             _daemon = ensure_dockerd(network=network)
             if _daemon.started_here:
                 atexit.register(stop_shared_daemon)
         return _daemon
+
+
+def _daemon_alive(daemon: DockerDaemon) -> bool:
+    """Cheap liveness: our own dockerd still runs, or a shared one's socket still exists."""
+    if daemon.process is not None:
+        return daemon.process.poll() is None
+    if daemon.base_url.startswith("unix://"):
+        return os.path.exists(daemon.base_url[len("unix://") :])
+    return True
 
 
 def stop_shared_daemon() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agbench.cli import main
 from agbench.store import RunStore
@@ -56,7 +56,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             os.environ["RAY_TMPDIR"] = saved
 
 
-def _sweep(cluster: Cluster, out: Path, devices: str) -> object:
+def _sweep(cluster: Cluster, out: Path, devices: str) -> Result:
     return CliRunner().invoke(
         main,
         [

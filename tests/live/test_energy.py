@@ -316,3 +316,22 @@ def test_a_scenario_without_power_figures_says_so() -> None:
     assert summary["configurations"][0]["energy_note"].startswith("no power figures in the scenario")
     with pytest.raises(Exception, match="idle_w"):
         check_power(DeviceProfile(idle_w=200.0, active_w=100.0))
+
+
+def test_gpu_sweep_script_stops_with_the_reason_without_nvml() -> None:
+    """bench/gpu_sweep.py runs on a GPU machine; elsewhere it exits 2 naming what is missing."""
+    import subprocess
+
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        pynvml.nvmlShutdown()
+        pytest.skip("NVML answers here: run bench/gpu_sweep.py itself")
+    except Exception:
+        pass
+    script = Path(__file__).resolve().parents[2] / "bench" / "gpu_sweep.py"
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "needs an NVIDIA GPU" in done.stderr and "NVML" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

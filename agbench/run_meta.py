@@ -19,6 +19,7 @@ from typing import Any
 from agbench.config import CloudSettings, PriceTable, ServerSettings
 from agbench.hardware import HardwareInventory
 from agbench.records import SCHEMA_VERSION
+from agbench.schema import check
 
 
 class RunSource(StrEnum):
@@ -154,8 +155,9 @@ class RunMeta:
         return {**out, **self.extra}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunMeta:
-        """Read any run.json this project has written (older files lack fields: defaults)."""
+    def from_dict(cls, data: dict[str, Any], where: str = "run.json") -> RunMeta:
+        """Read any run.json this project has written (older files lack fields: defaults); a
+        value of the wrong type or out of range is a one-line ``ConfigError`` (agbench.schema)."""
         names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
         known = {k: v for k, v in data.items() if k in names}
         extra = {k: v for k, v in data.items() if k not in names}
@@ -180,6 +182,7 @@ class RunMeta:
             for k, v in (hardware.items() if isinstance(hardware, dict) else ())
             if isinstance(v, dict)
         }
+        check(meta, where, skip=("hardware",))  # measured inventory, not configuration
         return meta
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.schema import check
 
 TRAJECTORY_VERSION = 1
 
@@ -134,9 +135,11 @@ class TrajectorySet:
         trajectories = []
         for number, line in enumerate(lines[1:], start=2):
             try:
-                trajectories.append(trajectory_from_dict(json.loads(line)))
+                trajectory = trajectory_from_dict(json.loads(line))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise AgbenchError(f"{path}:{number}: bad trajectory ({exc})") from None
+            check(trajectory, f"{path}:{number}")  # types and ranges (agbench.schema)
+            trajectories.append(trajectory)
         return cls(
             source=str(header.get("source", "")), trajectories=trajectories, profile=header.get("profile", {})
         )

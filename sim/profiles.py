@@ -31,6 +31,7 @@ import tomli_w
 
 from agbench.config import PriceTable
 from agbench.errors import AgbenchError
+from agbench.schema import check
 
 T = TypeVar("T")
 
@@ -341,9 +342,11 @@ def from_plain(cls: type[T], data: Any, where: str) -> T:
         else:
             kwargs[name] = value
     try:
-        return cls(**kwargs)
+        obj = cls(**kwargs)
     except TypeError as exc:
         raise AgbenchError(f"{where}: {exc}") from None
+    check(obj, where)  # types and ranges (agbench.schema): a bad value names its key and range
+    return obj
 
 
 def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:

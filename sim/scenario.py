@@ -31,6 +31,7 @@ from typing import Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.schema import check
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml
 from agbench.sim.workloads.base import Workload
@@ -128,7 +129,13 @@ def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) 
         archs = [Architecture(str(a).upper()) for a in meta.get("archs", [a.value for a in Architecture])]
     except ValueError as exc:
         raise AgbenchError(f"{where}: [scenario].archs: {exc}") from None
-    concurrency = [int(c) for c in meta.get("concurrency", [1, 2, 4, 8])]
+    concurrency = meta.get("concurrency", [1, 2, 4, 8])
+    if not isinstance(concurrency, list) or not all(
+        isinstance(c, int) and not isinstance(c, bool) for c in concurrency
+    ):
+        raise AgbenchError(
+            f"{where}: [scenario].concurrency = {concurrency!r} (allowed: a list of integers >= 1)"
+        )
     if not concurrency or min(concurrency) < 1:
         raise AgbenchError(f"{where}: [scenario].concurrency must list positive integers")
     wl = dict(data.get("workload", {}))
@@ -147,7 +154,7 @@ def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) 
     roof = Roofline(profile.device, profile.model, profile.server)
     for level in concurrency:  # a pool that cannot be allocated is a clear error, not a simulation
         roof.check_fits(level, where)
-    return Scenario(
+    scenario = Scenario(
         name=str(meta.get("name", path.stem)),
         profile=profile,
         description=str(meta.get("description", "")),
@@ -160,6 +167,8 @@ def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) 
         trajectories=(path.parent / str(trajectories)) if trajectories else None,
         path=path,
     )
+    check(scenario, f"{where} [scenario]")  # types and ranges (agbench.schema)
+    return scenario
 
 
 __all__ = ["SCENARIO_DIR", "Scenario", "load_scenario", "resolve_scenario_path", "shipped_scenarios"]

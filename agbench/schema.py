@@ -219,7 +219,7 @@ def _model(cls: type[Any]) -> tuple[type[BaseModel], dict[str, Any]]:
             constraints = {k: v for k in ("ge", "gt", "le", "lt") if (v := getattr(bound, k)) is not None}
         # Aliased so a key such as run.json's "schema" never shadows a pydantic attribute.
         fields[f"field_{f.name}"] = (hint, Field(default=None, alias=f.name, **constraints))
-    model = create_model(  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(
         f"{cls.__name__}Schema", __config__=ConfigDict(strict=True, arbitrary_types_allowed=True), **fields
     )
     return model, hints
@@ -229,7 +229,7 @@ def check(obj: Any, where: str, skip: tuple[str, ...] = ()) -> None:
     """Validate dataclass ``obj`` (and the dataclasses inside it); ConfigError on a bad value.
 
     ``skip``: fields of ``obj`` left alone (measured data kept beside the configuration)."""
-    cls = type(obj)
+    cls: Any = type(obj)
     model, hints = _model(cls)
     names = [info.alias for info in model.model_fields.values() if info.alias and info.alias not in skip]
     values = {name: getattr(obj, name) for name in names}

@@ -20,6 +20,7 @@ from agbench.attempt import AttemptKey, RunScope
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.load.level import level_status, run_level
+from agbench.live.monitors.inventory import probe
 from agbench.live.monitors.resource_sampler import ResourceSampler
 from agbench.live.monitors.server_sampler import ServerSampler
 from agbench.live.providers.openai_compatible import ChatClient
@@ -97,6 +98,7 @@ def _open_store(options: LoadOptions, resume: bool) -> RunStore:
             servers={"0": options.server} if options.local_url is None else {},
         ),
         options=options.to_options(),
+        hardware={options.device: probe()},
     )
     return RunStore.create(options.out, meta)
 

@@ -172,6 +172,13 @@ def labels_of(meta: dict[str, Any]) -> list[str]:
     gate = meta.get("cloud_gate") if isinstance(meta.get("cloud_gate"), dict) else {}
     if gate and gate.get("refused_calls"):
         labels.append(f"cloud budget of ${gate.get('max_usd')} reached")
+    limits = meta.get("sandbox_limits") if isinstance(meta.get("sandbox_limits"), dict) else {}
+    for line, attempts in (limits or {}).items():  # "bwrap: memory=cgroup_v1 pids=no" -> attempts
+        backend, _, parts = str(line).partition(": ")
+        missing = [p.split("=")[0] for p in parts.split() if p.endswith("=no")]
+        if missing:
+            what = ", ".join(missing)
+            labels.append(f"sandbox limits not enforced: {what} ({backend}, {attempts} attempts)")
     return list(dict.fromkeys(labels))
 
 

@@ -229,6 +229,25 @@ def _run_options(func: F) -> F:
             show_default=True,
             help="Keep attempt workspaces in the run directory for inspection.",
         ),
+        # judge: rubric grading and the exposure judge (live/judge)
+        click.option(
+            "--judge-provider",
+            type=click.Choice(["same-as-target", "openai-compatible", "mock", "none"]),
+            default="none",
+            show_default=True,
+            help="Who grades tasks with a rubric and, with --exposure-judge, reads cloud payloads.",
+        ),
+        click.option(
+            "--judge-url",
+            default=None,
+            help="Judge endpoint (openai-compatible; key from $AGBENCH_JUDGE_API_KEY).",
+        ),
+        click.option("--judge-model", default=None, help="Judge model name."),
+        click.option(
+            "--exposure-judge",
+            is_flag=True,
+            help="Also ask the judge which sensitive items each cloud payload reveals.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)

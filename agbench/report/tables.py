@@ -60,7 +60,8 @@ def attempt_rows(task_runs: pd.DataFrame) -> pd.DataFrame:
         )
     ]
     frame["valid"] = ~frame["status"].isin(_INVALID) & (frame["status"] != Status.INTERRUPTED.value)
-    rest = [c for c in [*columns("task_runs"), "counted", "valid"] if c not in LEADING_COLUMNS and c in frame]
+    extra = ["counted", "valid", "grading_method", "judgement"]  # the last two from judgements.jsonl
+    rest = [c for c in [*columns("task_runs"), *extra] if c not in LEADING_COLUMNS and c in frame]
     frame = frame[LEADING_COLUMNS + rest]
     return frame.sort_values(
         ["device", "architecture", "concurrency", "task", "attempt"], kind="stable"
@@ -68,7 +69,8 @@ def attempt_rows(task_runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_results_csv(task_runs: pd.DataFrame, path: Path) -> Path:
-    attempt_rows(task_runs).to_csv(path, index=False)
+    """One row per attempt; the judge's full exchange stays in graded_results.jsonl."""
+    attempt_rows(task_runs).drop(columns=["judgement"], errors="ignore").to_csv(path, index=False)
     return path
 
 
@@ -81,11 +83,19 @@ def _plain(value: Any) -> Any:
 
 
 def write_graded_results(task_runs: pd.DataFrame, path: Path) -> Path:
-    """One JSON object per attempt: outcome, grade and the verifier's reason."""
+    """One JSON object per attempt: outcome, grade, the verifier's reason and, for judged rows,
+    the judge's raw text, parsed JSON, usage and cost (and the exposure judge's findings)."""
     frame = attempt_rows(task_runs)
     with path.open("w", encoding="utf-8") as fh:
         for record in frame.to_dict(orient="records"):
-            fh.write(json.dumps({str(k): _plain(v) for k, v in record.items()}) + "\n")
+            judgement = record.pop("judgement", None)
+            row = {str(k): _plain(v) for k, v in record.items()}
+            if isinstance(judgement, dict):  # raw judge text, parsed JSON, usage, cost, exposure
+                row.update({k: v for k, v in judgement.items() if k not in row or k.startswith("judge")})
+                row["judge_verdict"] = {
+                    k: judgement[k] for k in ("status", "reward", "reason") if k in judgement
+                }
+            fh.write(json.dumps(row, default=str) + "\n")
     return path
 
 

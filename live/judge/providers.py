@@ -61,9 +61,7 @@ def judge_settings(
         raise JudgeConfigError(f"unknown judge provider {name!r} (choose from {', '.join(JUDGE_PROVIDERS)})")
     if name == "none" and exposure_judge:
         raise JudgeConfigError("--exposure-judge needs a judge: pass --judge-provider")
-    if name == "same-as-target":
-        if not target_url or not target_model:
-            raise JudgeConfigError("--judge-provider same-as-target needs the target's URL and model")
+    if name == "same-as-target":  # the runner routes it to the target through the proxy
         return JudgeSettings(name, target_url, model or target_model, exposure_judge, timeout_s)
     if name == "openai-compatible" and (not url or not model):
         raise JudgeConfigError("--judge-provider openai-compatible needs --judge-url and --judge-model")
@@ -77,7 +75,8 @@ def judge_backend(settings: JudgeSettings, *, target_api_key: str | None = None)
         return None
     if settings.provider == "mock":
         return MockJudgeBackend()
-    assert settings.url is not None and settings.model is not None
+    if not settings.url or not settings.model:
+        raise JudgeConfigError(f"judge provider {settings.provider} has no URL and model to call")
     key = target_api_key if settings.provider == "same-as-target" else os.environ.get(JUDGE_KEY_ENV) or None
     return ChatClient(
         settings.url,

@@ -89,7 +89,10 @@ class AttemptRunner:
         if recorder is None:
             return
         for row in rows:
-            recorder.model_call(row)
+            if row.agent == AgentLabel.HARNESS:  # the judge: traced, not counted as the agent's
+                recorder.write(row)
+            else:
+                recorder.model_call(row)
         for exposure in record.exposures:
             recorder.exposure(exposure)
         self.judging.note_call(record.key, record.endpoint, record.agent, record.result.request_body)
@@ -288,6 +291,7 @@ class AttemptRunner:
             outcome.answer,
             (Status(verdict.status), float(verdict.reward), str(verdict.reason)),
             backends,
+            eps,
         )
         return status, reward, reason, outcome
 

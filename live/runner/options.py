@@ -15,12 +15,15 @@ import re
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agbench.config import AgentKind, Architecture, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent
 from agbench.task import Task, load_suite, select_tasks
+
+if TYPE_CHECKING:
+    from agbench.live.judge import JudgeSettings
 
 log = logging.getLogger("agbench.live.runner")
 
@@ -82,6 +85,12 @@ class SweepOptions:
     cloud_tpm: int | None = None  # cloud tokens per minute, all agents of the run together
     keep_workspaces: str = "none"  # keep attempt workspaces: "none" | "failed" | "all"
     watchdog: bool = True  # restart a dead or hung managed server with the same settings
+    # Judge (live/judge): rubric grading and the exposure judge; its key is read from
+    # $AGBENCH_JUDGE_API_KEY and never stored.
+    judge_provider: str = "none"  # same-as-target | openai-compatible | mock | none
+    judge_url: str | None = None
+    judge_model: str | None = None
+    exposure_judge: bool = False
     # Not on the command line (library and test use):
     compaction: str = "none"  # the model agent's context policy ("none" | "drop-old-tool-output")
     cloud_api_key_env: str = "AGBENCH_CLOUD_API_KEY"
@@ -204,9 +213,25 @@ def validate_options(options: SweepOptions) -> None:
     from agbench.live.parsers import normalise_parser_name
 
     normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser
+    judge_settings_of(options)  # JudgeConfigError (one line) for judge options that cannot work
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
     if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):
         log.warning("no API key in $%s: cloud requests go without one", options.cloud_api_key_env)
+
+
+def judge_settings_of(options: SweepOptions) -> JudgeSettings:
+    """The run's judge from ``--judge-provider/--judge-url/--judge-model/--exposure-judge``."""
+    from agbench.live.judge import judge_settings
+
+    return judge_settings(
+        options.judge_provider,
+        url=options.judge_url,
+        model=options.judge_model,
+        exposure_judge=options.exposure_judge,
+        target_url=options.local_url,
+        target_model=options.local_model,
+        timeout_s=options.model_request_timeout,
+    )
 
 
 def local_server_settings(options: SweepOptions, concurrency: int) -> ServerSettings:

@@ -116,6 +116,7 @@ class Sweep:
                 await self._run_configuration(config, todo)
         finally:
             await self.endpoints.stop_servers()
+            await self.attempts.judging.aclose()
             shutil.rmtree(self.sandbox_root, ignore_errors=True)
 
     async def _run_configuration(self, config: Configuration, todo: list[Task]) -> None:

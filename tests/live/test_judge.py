@@ -185,7 +185,7 @@ def test_provider_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad, message in [
         (lambda: judge_settings("gpt"), "unknown judge provider 'gpt'"),
         (lambda: judge_settings("openai-compatible", url="http://x"), "needs --judge-url and --judge-model"),
-        (lambda: judge_settings("same-as-target"), "needs the target's URL and model"),
+        (lambda: judge_backend(judge_settings("same-as-target")), "has no URL and model to call"),
         (lambda: judge_settings("none", exposure_judge=True), "--exposure-judge needs a judge"),
     ]:
         with pytest.raises(JudgeConfigError, match=message):

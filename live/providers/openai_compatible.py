@@ -540,7 +540,7 @@ def backoff_delay(
     """Seconds to wait after the ``failures``-th failed attempt: exponential backoff stretched
     by a random fraction up to ``jitter`` (so agents that failed together do not all come back
     together), capped, and never shorter than the server's Retry-After."""
-    wait = min(base_s * (2 ** (failures - 1)), cap_s) * (1.0 + random.uniform(0.0, jitter))
+    wait = min(base_s * 2.0 ** (failures - 1), cap_s) * (1.0 + random.uniform(0.0, jitter))
     if retry_after_s is not None:
         wait = max(wait, retry_after_s)
     return min(wait, max(cap_s, retry_after_s or 0.0))

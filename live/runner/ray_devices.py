@@ -17,6 +17,7 @@ trajectory file at the same path as on the driver.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shutil
 import socket
@@ -35,7 +36,7 @@ from agbench.hardware import HardwareInventory
 from agbench.live.runner.options import SweepOptions
 from agbench.records import TABLES
 from agbench.run_meta import RunMeta, RunSource
-from agbench.store import RunStore
+from agbench.store import RunStore, copy_to_latest
 
 DEVICES_DIR = "devices"
 
@@ -162,6 +163,8 @@ def run_devices(options: SweepOptions, address: str, devices: list[str]) -> Path
         from agbench.report import write_reports
 
         write_reports([out])
+    with contextlib.suppress(OSError):
+        copy_to_latest(out, options.runs_root)  # as a one-machine sweep does
     return out
 
 

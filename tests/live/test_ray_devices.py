@@ -80,7 +80,10 @@ def _sweep(cluster: Cluster, out: Path, devices: str) -> Result:
     )
 
 
-def test_two_devices_run_on_their_nodes_and_merge_into_one_run(cluster: Cluster, tmp_path: Path) -> None:
+def test_two_devices_run_on_their_nodes_and_merge_into_one_run(
+    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # runs/latest goes here, not into the repository
     out = tmp_path / "two-devices"
     res = _sweep(cluster, out, ",".join(DEVICES))
     assert res.exit_code == 0, res.output
@@ -121,6 +124,7 @@ def test_two_devices_run_on_their_nodes_and_merge_into_one_run(cluster: Cluster,
     assert "Wh / task" in page
     samples = pd.read_parquet(out / "traces" / "resource_samples.parquet")
     assert set(samples["device"]) == set(DEVICES)
+    assert json.loads((tmp_path / "runs" / "latest" / "run.json").read_text())["run_id"] == meta["run_id"]
 
 
 def test_a_device_no_node_offers_is_a_one_line_error(cluster: Cluster, tmp_path: Path) -> None:

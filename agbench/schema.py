@@ -143,6 +143,7 @@ BOUNDS: dict[str, dict[str, Bound]] = {
         "deadline_s": Bound(gt=0, unit="s"),
         "hcl_redelegate_p": FRACTION,
         "hcl_redelegate_max": NON_NEGATIVE,
+        "hcl_sub_agent": Bound(choices=("persistent", "fresh")),
         "hll_consult_on_context_error_p": FRACTION,
         "sensitive_items_per_task": NON_NEGATIVE,
         "harness_overhead_s": Bound(ge=0, unit="s"),

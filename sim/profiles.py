@@ -252,6 +252,9 @@ class BehaviourProfile:
     hcl_redelegate_p: float = 0.9  # a failed delegation is tried again with this probability
     hcl_redelegate_max: int = 1000  # ... at most this often (the deadline usually ends it first)
     hcl_failed_delegation_status: str = "verification_failed"  # when the cloud agent gives up
+    # HCL's local sub-agent keeps its history across delegations ("persistent", the paper's)
+    # or starts fresh each time ("fresh"): agbench.hcl_sub_agent, the live option of that name.
+    hcl_sub_agent: str = "persistent"
     hll_consult_on_context_error_p: float = 0.0  # HLL's local agent asks the cloud to finish instead
     exposure_p: dict[str, float] = field(default_factory=lambda: {"CO": 0.76, "HCL": 0.70, "HLL": 0.18})
     sensitive_items_per_task: int = 2

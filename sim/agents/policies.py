@@ -8,6 +8,9 @@ loop so a what-if can change a policy without touching the mechanics:
 * HCL: a local sub-agent's context error reaches the cloud lead as a generic tool failure; the
   lead delegates again with probability ``hcl_redelegate_p`` (so it may loop until the
   deadline), else it carries on without the delegated work, and the task fails verification.
+  The sub-agent keeps its history across delegations (``hcl_sub_agent = "persistent"``, the
+  paper's; a re-delegation after a context error resends the history that failed plus the new
+  instruction) or starts afresh each time (``"fresh"``): agbench.hcl_sub_agent.
 * HLL: the local lead's context error ends the task, unless it hands the rest to the cloud
   (``hll_consult_on_context_error_p``, 0 by default: the paper's agent does not).
 Every local context error is counted in the trace even when a hybrid papers over it.

@@ -19,6 +19,7 @@ import simpy
 
 from agbench.attempt import AgentLabel, Endpoint, MessageKind, RunScope
 from agbench.config import Architecture
+from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole, agent_label
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
 from agbench.sim.entities.cloud import CloudAPI, CloudReply
@@ -62,10 +63,14 @@ class SimWorld:
     cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
     arch: str = field(init=False)  # the architecture's name (LO, CO, HCL, HLL)
     labels: dict[SimRole, AgentLabel] = field(init=False)  # each role's trace label
+    # HCL's sub-agent keeps one history across delegations (agbench.hcl_sub_agent)
+    persistent_sub: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.arch = self.scope.config.architecture.value
         self.labels = {role: agent_label(self.arch, role) for role in SimRole}
+        memory = sub_agent_memory(self.profile.behaviour.hcl_sub_agent)
+        self.persistent_sub = memory is SubAgentMemory.PERSISTENT
 
 
 @dataclass(eq=False)
@@ -83,6 +88,9 @@ class TaskState:
     exposure_drawn: bool = False
     delegation_abandoned: bool = False
     failed_turn: int | None = None
+    # A persistent sub-agent's history in tokens (0: it has not run yet); kept across
+    # delegations and, after a context error, the history of the request that failed.
+    sub_history: int = 0
 
     @property
     def calls(self) -> int:
@@ -181,20 +189,25 @@ class TaskAgent:
 
         Same order and token accounting as the live replay agent (live/replay.py): the history
         starts at the system prompt, each turn adds ``prompt_tokens_added`` then its output;
-        after the reply come the tools, then a delegation, then a consultation. An agent
-        resumed at ``start`` > 0 (a re-delegated sub-agent) begins a fresh history whose
-        first turn reads the original instruction (``turns[0].prompt_tokens_added``).
+        after the reply come the tools, then a delegation, then a consultation. A delegation's
+        first turn reads its instruction (``turns[0].prompt_tokens_added``): a persistent
+        sub-agent (``BehaviourProfile.hcl_sub_agent``) appends it to the history it kept from
+        earlier delegations (``st.sub_history``; after a context error, the prompt that
+        failed); a fresh one starts from the system prompt, and when resumed at ``start`` > 0
+        (a re-delegation) its first turn reads the instruction in place of that turn's own.
         """
         w = self.w
+        persistent = role is SimRole.SUB and w.persistent_sub
         conv_key = (self.task.task, self.attempt, conv)
         sys_key = (w.arch, role)
-        history = traj.system_prompt_tokens
+        carried = persistent and st.sub_history > 0
+        history = st.sub_history if carried else traj.system_prompt_tokens
         previous_prompt = 0
         for index in range(start, len(traj.turns)):
             turn = traj.turns[index]
             added = (
                 traj.turns[0].prompt_tokens_added
-                if index == start and start > 0
+                if index == start and (start > 0 or carried)
                 else turn.prompt_tokens_added
             )
             if turn.think_s > 0:
@@ -212,6 +225,8 @@ class TaskAgent:
                     return DEADLINE
                 if result.error_class:  # a context error (counted by the record)
                     st.failed_turn = index
+                    if persistent:  # the agent keeps the history it could not send
+                        st.sub_history = prompt
                     if (
                         w.arch == Architecture.HLL
                         and role is SimRole.LEAD
@@ -237,6 +252,8 @@ class TaskAgent:
                 out = turn.output_tokens
             previous_prompt = prompt
             history = prompt + out
+            if persistent:
+                st.sub_history = history
             for step in turn.tools:
                 if not (yield from self._tool(st, role, step)):
                     return DEADLINE
@@ -405,8 +422,10 @@ class TaskAgent:
 
         A failed sub-agent reaches the cloud lead as a generic failure (its report); the lead
         then takes one more turn to write a new delegation (``hcl_redelegate_p``, at most
-        ``hcl_redelegate_max`` times) and a fresh sub-agent resumes at the turn that failed,
-        as the live replay agent does; otherwise the lead gives up on the delegated work.
+        ``hcl_redelegate_max`` times) and the sub-agent resumes at the turn that failed, as the
+        live replay agent does: a persistent one (the paper's) with the history it kept, so a
+        context error tends to recur until the lead stops or the deadline passes; a fresh one
+        with a new history. Otherwise the lead gives up on the delegated work.
         """
         failures = 0
         progress = 0
@@ -415,7 +434,9 @@ class TaskAgent:
         while True:
             t0 = self.w.env.now
             st.failed_turn = None
-            outcome = yield from self._agent(st, sub, SimRole.SUB, ("sub", st.calls), start=progress)
+            # one conversation (and prefix-cache key) for a persistent sub-agent, else one each
+            conv = ("sub", 0) if self.w.persistent_sub else ("sub", st.calls)
+            outcome = yield from self._agent(st, sub, SimRole.SUB, conv, start=progress)
             st.record.message(
                 MessageKind.DELEGATE,
                 self.w.labels[SimRole.LEAD],

@@ -145,8 +145,9 @@ def test_hcl_redelegates_a_failing_sub_agent_until_the_deadline() -> None:
     assert run.cloud_calls >= run.local_context_errors  # the lead writes each new delegation
 
 
-def test_hcl_redelegation_resumes_the_sub_agent_where_it_failed() -> None:
+def test_hcl_redelegation_resumes_a_fresh_sub_agent_where_it_failed() -> None:
     profile = _profile(n_ctx=4096, n_parallel=1)
+    profile.behaviour.hcl_sub_agent = "fresh"
     profile.behaviour.hcl_redelegate_p = 1.0
     profile.behaviour.hcl_redelegate_max = 2  # the live replay agent's bound
     result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
@@ -154,6 +155,50 @@ def test_hcl_redelegation_resumes_the_sub_agent_where_it_failed() -> None:
     assert run.status == "success" and run.local_context_errors == 1
     assert run.tool_calls == 10  # no tool call ran twice
     assert [m.ok for m in result.table("messages")] == [False, True]
+
+
+def test_hcl_persistent_sub_agent_keeps_the_history_that_failed_until_the_deadline() -> None:
+    """The paper's HCL: the sub-agent's context error leaves its history in place, the lead
+    sees a generic failure and delegates again; each new delegation is appended to the history
+    that overflowed, so it fails again, until the deadline."""
+    profile = _profile(n_ctx=4096, n_parallel=1)
+    assert profile.behaviour.hcl_sub_agent == "persistent"  # the default
+    profile.behaviour.hcl_redelegate_p = 1.0
+    profile.behaviour.deadline_s = 300.0
+    result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
+    (run,) = result.task_runs()
+    assert run.status == "timeout" and run.local_context_errors > 3
+    assert run.tool_calls < 10  # the failed turn's tools never ran
+    calls = [c for c in result.table("model_calls") if c.agent == "local-sub"]
+    failed = [c for c in calls if c.error_class == "context_limit"]
+    # every retry resends the history that failed plus the lead's new instruction (500 tokens)
+    assert [c.prompt_tokens for c in failed[:3]] == [failed[0].prompt_tokens + 500 * i for i in range(3)]
+    assert not any(m.ok for m in result.table("messages"))
+
+
+def test_hcl_persistent_sub_agent_carries_its_history_into_the_next_delegation() -> None:
+    sub1 = _lo_trajectory(2, 500, 100)
+    sub2 = _lo_trajectory(2, 300, 100)
+    for sub in (sub1, sub2):
+        sub.agent, sub.system_prompt_tokens = "sub", 200
+    lead = [Turn("cloud", 300, 100), Turn("cloud", 100, 50), Turn("cloud", 100, 50)]
+    lead[0].delegate, lead[1].delegate = sub1, sub2
+    traj = Trajectory("t1", "HCL", "lead", 1000, lead, category="local_files", recorded_status="success")
+    prompts = {}
+    for memory in ("persistent", "fresh"):
+        profile = _profile(n_ctx=65536, n_parallel=1)
+        profile.behaviour.hcl_sub_agent = memory
+        result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [traj])))
+        (run,) = result.task_runs()
+        assert run.status == "success"
+        calls = [c for c in result.table("model_calls") if c.agent == "local-sub"]
+        prompts[memory] = [(c.prompt_tokens, c.cached_tokens) for c in calls]
+    # first delegation: 200 + 500, then + 100 out + 500 results; the second delegation's first
+    # prompt is the first's history (1,300 + 100 out) plus its instruction (300), cached
+    assert [p for p, _ in prompts["persistent"]] == [700, 1300, 1700, 2100]
+    assert prompts["persistent"][2][1] >= 1400
+    assert [p for p, _ in prompts["fresh"]] == [700, 1300, 500, 900]
+    assert prompts["fresh"][2][1] <= 200  # a new conversation: at most the system prompt
 
 
 def test_hcl_lead_that_gives_up_fails_verification() -> None:

@@ -98,6 +98,8 @@ def read_journal(path: Path) -> JournalContents:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError:
+            obj = None
+        if not isinstance(obj, dict):  # torn by a kill, or corrupt: dropped, never fatal
             contents.dropped_lines += 1
             log.warning("%s:%d: dropped a truncated or corrupt journal line", path, number)
             continue

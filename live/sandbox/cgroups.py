@@ -5,7 +5,9 @@ bubblewrap has no resource limits of its own (DESIGN.md). Where the v1 ``memory`
 own group under ``agbench/`` in each; a process joins by writing its pid into ``cgroup.procs``
 before it execs bubblewrap, so everything it starts is inside. The group also measures CPU time
 and lets ``destroy`` find and kill anything still running. Where a controller is not writable,
-that limit is reported as not enforced and the caller falls back to rlimits.
+that limit is reported as not enforced and the caller falls back to rlimits. On a cgroup-v2
+host (no v1 controllers) the sandbox gets a group of its own in the unified hierarchy instead,
+where that is writable (``create_v2``).
 """
 
 from __future__ import annotations
@@ -72,7 +74,38 @@ class SandboxCgroups:
                 cpu / "cpu.cfs_quota_us", str(quota)
             ):
                 enforced["cpu"] = "cgroup_v1"
+        if not any(enforced.values()):
+            group.create_v2(limits, enforced)
         return group, enforced
+
+    def create_v2(self, limits: Limits, enforced: dict[str, bool | str]) -> None:
+        """On a cgroup-v2 host (no v1 controllers), a group of our own under ``agbench/`` when
+        the unified hierarchy is writable (root, or a delegated subtree): memory (no swap),
+        pids and CPU limits, as the v1 groups set them. Nothing is enforced where it is not."""
+        if not (CGROUP_ROOT / "cgroup.controllers").is_file() or not os.access(CGROUP_ROOT, os.W_OK):
+            return
+        wanted = [
+            c for c in ("memory", "pids", "cpu") if c in _read(CGROUP_ROOT / "cgroup.controllers").split()
+        ]
+        parent = CGROUP_ROOT / PARENT
+        try:
+            parent.mkdir(exist_ok=True)
+            path = parent / self.name
+            path.mkdir(exist_ok=True)
+        except OSError:
+            return
+        for level in (CGROUP_ROOT, parent):  # each controller must be handed down level by level
+            for ctrl in wanted:
+                _write(level / "cgroup.subtree_control", f"+{ctrl}")
+        self.dirs["unified"] = path
+        if _write(path / "memory.max", str(limits.memory_mb * 1024 * 1024)):
+            _write(path / "memory.swap.max", "0")
+            enforced["memory"] = "cgroup_v2"
+        if _write(path / "pids.max", str(limits.pids)):
+            enforced["pids"] = "cgroup_v2"
+        quota = max(1000, int(limits.cpus * CFS_PERIOD_US))
+        if _write(path / "cpu.max", f"{quota} {CFS_PERIOD_US}"):
+            enforced["cpu"] = "cgroup_v2"
 
     @property
     def procs_files(self) -> list[str]:
@@ -86,6 +119,12 @@ class SandboxCgroups:
 
     def cpu_usage_s(self) -> float | None:
         acct = self.dirs.get("cpuacct")
+        unified = self.dirs.get("unified")
+        if acct is None and unified is not None:  # cgroup v2: cpu.stat's usage_usec
+            for line in _read(unified / "cpu.stat").splitlines():
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) / 1e6
+            return None
         if acct is None:
             return None
         try:
@@ -104,6 +143,8 @@ class SandboxCgroups:
         """SIGKILL everything in the groups (frozen first, so nothing forks meanwhile)."""
         freezer = self.dirs.get("freezer")
         deadline = time.monotonic() + wait_s
+        if "unified" in self.dirs:  # cgroup v2 kills the whole group at once
+            _write(self.dirs["unified"] / "cgroup.kill", "1")
         while True:
             pids = self.pids()
             if not pids:
@@ -133,6 +174,13 @@ class SandboxCgroups:
                 except OSError:
                     time.sleep(0.02)
         self.dirs.clear()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
 
 
 def _write(path: Path, value: str) -> bool:

@@ -16,6 +16,7 @@ benchmark can use it alongside the harness's event loop.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import threading
@@ -67,14 +68,16 @@ class FaultUpstream:
                 return
 
             def do_GET(self) -> None:
-                owner._forward(self, None)
+                with contextlib.suppress(ConnectionError):  # the harness went away (killed)
+                    owner._forward(self, None)
 
             def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if self.path.endswith("/chat/completions"):
-                    owner._chat(self, body)
-                else:
-                    owner._forward(self, body)
+                with contextlib.suppress(ConnectionError):
+                    body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                    if self.path.endswith("/chat/completions"):
+                        owner._chat(self, body)
+                    else:
+                        owner._forward(self, body)
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

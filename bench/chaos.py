@@ -134,7 +134,8 @@ class Chaos:
         outcome.lost = sum(1 for c in configs for t in tasks if finished.get((c, t), 0) == 0)
         outcome.doubled = sum(n - 1 for n in finished.values() if n > 1)
         runs = store.table("task_runs")
-        rows = runs[runs.status != Status.INTERRUPTED.value].sort_values("t_start").to_dict("records")
+        finished_rows = runs[runs.status != Status.INTERRUPTED.value].sort_values("t_start")
+        rows = [{str(k): v for k, v in r.items()} for r in finished_rows.to_dict("records")]
         outcome.misclassified += (expect or self.as_baseline)(rows)
 
     def as_baseline(self, rows: list[dict[str, object]], skip: int = -1) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,10 +20,10 @@ pytestmark = [
 ]
 
 
-def sweep(tmp_path: Path, **kw: object) -> RunStore:
+def sweep(tmp_path: Path, **kw: Any) -> RunStore:
     options = SweepOptions(
         agent="null", limit=2, out=tmp_path / "run", runs_root=tmp_path / "runs", quiet=True,
-        write_reports=False, **kw,  # type: ignore[arg-type]
+        write_reports=False, **kw,
     )  # fmt: skip
     return RunStore.open(run_sweep(options))
 

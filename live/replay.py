@@ -18,7 +18,12 @@ synthesised from the oracle, ``agbench.trajectory``) and does everything else fo
   reason says so;
 - every tool call is executed in the task's sandbox (``ctx.call_tool``);
 - HCL delegations run the sub-agent's trajectory on the local endpoint and HLL
-  consultations one cloud turn, each recorded as a ``messages`` row;
+  consultations one cloud turn, each recorded as a ``messages`` row. The sub-agent keeps one
+  conversation across the attempt's delegations (``hcl_sub_agent="persistent"``, the paper's
+  agent, ``agbench.hcl_sub_agent``): a later delegation's instruction is appended to the real
+  history of the earlier ones, so its requests grow and the server's prefix cache holds that
+  history; ``"fresh"`` starts each delegation from the system prompt. A delegation's first
+  turn's ``prompt_tokens_added`` is its instruction either way;
 - the final answer is the trajectory's, so the verifier passes unless the infrastructure
   intervened.
 
@@ -27,9 +32,10 @@ Failures follow each architecture's policy, as for the model-driven agent
 -> ``context_limit``, deadline -> ``timeout``, server error -> ``execution_error``,
 connection/rate/malformed -> ``infrastructure_error``); in HCL a failed delegation comes back
 to the cloud lead as a generic failure and the lead delegates again, at most
-``max_redelegations`` times per delegation (each re-delegation is one more lead turn and a
-fresh sub-agent that resumes at the step that failed, so no tool call runs twice), then gives
-up without an answer; in HLL a failed consultation is reported to the local lead, which
+``max_redelegations`` times per delegation (each re-delegation is one more lead turn, and the
+sub-agent resumes at the step that failed, so no tool call runs twice: a persistent one with
+the history that failed plus the new instruction, so a context error tends to recur; a fresh
+one with a new history), then gives up without an answer; in HLL a failed consultation is reported to the local lead, which
 carries on. Local context errors are counted even when papered over.
 """
 
@@ -48,6 +54,8 @@ import httpx
 from agbench.attempt import Endpoint, ErrorClass, MessageKind
 from agbench.config import AgentKind, Architecture
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import DEFAULT as DEFAULT_SUB_AGENT
+from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.live.agents.base import AgentContext, AgentOutcome
 from agbench.live.agents.model_agent import ERROR_STATUS
 from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
@@ -87,6 +95,20 @@ class _Pending:
 
 
 @dataclass
+class _Conversation:
+    """One agent's history as the server sees it; a persistent sub-agent keeps its own across
+    delegations. ``target``: its size in tokens as the trajectory records it; ``reply`` and
+    ``pending``: the last turn's reply and its actions' results, still to enter it;
+    ``failed``: the last request failed, so the history ends with the prompt it sent."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    target: int = 0
+    reply: str = ""
+    pending: list[_Pending] = field(default_factory=list)
+    failed: bool = False
+
+
+@dataclass
 class _End:
     """How one agent's replay ended. ``failed_turn``: the turn whose model call failed."""
 
@@ -102,9 +124,16 @@ class ReplayAgent:
 
     kind = AgentKind.REPLAY
 
-    def __init__(self, trajectories: TrajectorySet, *, max_redelegations: int = MAX_REDELEGATIONS) -> None:
+    def __init__(
+        self,
+        trajectories: TrajectorySet,
+        *,
+        max_redelegations: int = MAX_REDELEGATIONS,
+        hcl_sub_agent: str | SubAgentMemory = DEFAULT_SUB_AGENT,
+    ) -> None:
         self.trajectories = trajectories
         self.max_redelegations = max_redelegations
+        self.hcl_sub_agent = sub_agent_memory(hcl_sub_agent)
         self._counters = CounterCache()
         self._system_texts: dict[tuple[int, str, int], str] = {}
         self._active = 0
@@ -136,7 +165,9 @@ class ReplayAgent:
         t0 = time.monotonic()
         self._active += 1
         try:
-            end = await self._run_agent(ctx, plan, traj, plan.lead, ctx.task.instruction, notes)
+            # the attempt's one sub-agent conversation when it persists across delegations
+            kept = _Conversation() if self.hcl_sub_agent is SubAgentMemory.PERSISTENT else None
+            end = await self._run_agent(ctx, plan, traj, plan.lead, ctx.task.instruction, notes, kept=kept)
         except httpx.HTTPError as exc:  # the server stopped answering /tokenize: as a lost connection
             end = _End(
                 Status.INFRASTRUCTURE_ERROR, f"sizing the next request failed: {type(exc).__name__}: {exc}"
@@ -197,19 +228,22 @@ class ReplayAgent:
         instruction: str,
         notes: set[str],
         start: int = 0,
+        conv: _Conversation | None = None,
+        kept: _Conversation | None = None,
     ) -> _End:
-        """Replay one agent's turns from ``start`` (a fresh history: system + instruction)."""
+        """Replay one agent's turns from ``start``. ``conv``: the conversation to carry on (a
+        persistent sub-agent's; the instruction is appended to it), else a new one (system +
+        instruction). ``kept``: the persistent sub-agent's conversation, for delegations."""
         turns = traj.turns
         if not turns:
             return _End(None, "answered (empty trajectory)")
-        # A resumed agent starts a fresh history: its first turn reads the instruction.
+        conv = conv if conv is not None else _Conversation()
+        carried = bool(conv.messages)
+        # A delegation's first turn reads the instruction (a resumed fresh agent's, in place
+        # of that turn's own additions; a carried conversation's, on top of its history).
         sequence = [(i, turns[i], turns[i].prompt_tokens_added) for i in range(start, len(turns))]
-        if start > 0 and sequence:
+        if (start > 0 or carried) and sequence:
             sequence[0] = (start, turns[start], turns[0].prompt_tokens_added)
-        messages: list[dict[str, Any]] = []
-        pending: list[_Pending] = []
-        target = traj.system_prompt_tokens
-        last_content = ""
         last_end = time.monotonic()
         done = 0
         for n, (index, turn, added) in enumerate(sequence):
@@ -218,52 +252,80 @@ class ReplayAgent:
             await self._think(ctx, turn.think_s, last_end)
             counter = await self._counter(ctx, turn.endpoint)
             key = f"{ctx.task.id}:{traj.architecture}:{traj.agent}:{index}"
-            target += added
-            if n == 0:
-                messages = [
+            if n == 0 and not carried:
+                conv.messages[:] = [
                     await self._system_message(counter, role, traj.system_prompt_tokens),
                     {"role": "user"},
                 ]
+                conv.target = traj.system_prompt_tokens + added
+                real = instruction
+            elif n == 0:
+                conv.target += added + await self._reopen(counter, conv, key)
                 real = instruction
             else:
-                real = await self._append_results(counter, messages, last_content, pending, key)
-            await fit_last_message(counter, messages, target, real, key)
+                conv.target += added
+                real = await self._append_results(counter, conv.messages, conv.reply, conv.pending, key)
+            await fit_last_message(counter, conv.messages, conv.target, real, key)
             result = await ctx.chat(
                 role.agent,
                 Endpoint(turn.endpoint),
-                list(messages),  # a snapshot: the history keeps growing after the call
+                list(conv.messages),  # a snapshot: the history keeps growing after the call
                 max_tokens=turn.output_tokens,
                 extra_body=self._extra_body(ctx, counter, turn.endpoint, notes),
             )
             done += 1
-            if result.error_class:
+            conv.pending = []
+            if result.error_class:  # the history keeps the prompt that failed
+                conv.failed, conv.reply = True, ""
                 return self._model_failure(ctx, role, result, index, done)
-            last_content = result.content or ""
-            target += turn.output_tokens
-            pending = []
+            conv.failed, conv.reply = False, result.content or ""
+            conv.target += turn.output_tokens
             for step in turn.tools:
                 if ctx.remaining_s() <= 0:
                     return _End(Status.TIMEOUT, "task deadline passed during the tool calls", done, index)
                 text = await self._call_tool(ctx, role, step)
-                pending.append(_Pending(step.tool, dict(step.arguments), text, step.output_tokens))
+                conv.pending.append(_Pending(step.tool, dict(step.arguments), text, step.output_tokens))
             if turn.delegate is not None:
-                outcome = await self._delegate(ctx, plan, traj, role, turn, messages, last_content, notes)
+                outcome = await self._delegate(
+                    ctx, plan, traj, role, turn, conv.messages, conv.reply, notes, kept
+                )
                 if isinstance(outcome, _End):
                     outcome.turns += done
                     return outcome
-                text, extra_turns, last_content, history = outcome
+                text, extra_turns, conv.reply, history = outcome
                 done += extra_turns
                 if history is not None:  # re-delegations grew the lead's history
-                    target = history
-                pending.append(_Pending(MessageKind.DELEGATE, {"instruction": last_content}, text, 0))
+                    conv.target = history
+                conv.pending.append(_Pending(MessageKind.DELEGATE, {"instruction": conv.reply}, text, 0))
             if turn.consult is not None:
-                consulted = await self._consult(ctx, plan, turn.consult, last_content, notes)
+                consulted = await self._consult(ctx, plan, turn.consult, conv.reply, notes)
                 if isinstance(consulted, _End):
                     consulted.turns += done
                     return consulted
-                pending.append(_Pending(MessageKind.CONSULT, {"question": last_content}, consulted, 0))
+                conv.pending.append(_Pending(MessageKind.CONSULT, {"question": conv.reply}, consulted, 0))
             last_end = time.monotonic()
         return _End(None, "answered", done)
+
+    async def _reopen(self, counter: TokenCounter, conv: _Conversation, key: str) -> int:
+        """Open a carried conversation for a new instruction: after a failed request the
+        history already ends with what it sent; else the last reply (and any results of its
+        actions, each sized to its recorded share) enters it. Appends the empty user message
+        the instruction goes into; returns the recorded tokens the results add."""
+        added = 0
+        if not conv.failed:
+            pending = conv.pending
+            await self._append_results(counter, conv.messages, conv.reply, pending, key)
+            if pending:  # the last result too is sized here; the instruction comes after it
+                last = pending[-1]
+                tokens = max(1, last.tokens - MESSAGE_FRAMING_TOKENS)
+                conv.messages[-1] = last.message(await sized_text(counter, last.text, tokens, key))
+                conv.messages.append({"role": "user"})
+                added = sum(p.tokens for p in pending)
+            # else _append_results left an empty user message: the instruction goes there
+        else:
+            conv.messages.append({"role": "user"})
+        conv.pending, conv.failed = [], False
+        return added
 
     async def _append_results(
         self,
@@ -311,10 +373,12 @@ class ReplayAgent:
         messages: list[dict[str, Any]],
         instruction: str,
         notes: set[str],
+        kept: _Conversation | None,
     ) -> _End | tuple[str, int, str, int | None]:
-        """HCL: run the sub-trajectory; on failure the lead takes one more turn and delegates
-        again (bounded). Returns the report, the extra lead turns, the lead's last reply and
-        the size of the lead's history after them (None: no extra turn); or how it ended."""
+        """HCL: run the sub-trajectory (on ``kept``, the persistent sub-agent's conversation,
+        else a fresh one); on failure the lead takes one more turn and delegates again
+        (bounded). Returns the report, the extra lead turns, the lead's last reply and the size
+        of the lead's history after them (None: no extra turn); or how it ended."""
         sub = turn.delegate
         assert sub is not None and plan.helper is not None
         progress = 0
@@ -326,7 +390,7 @@ class ReplayAgent:
             async def run_sub(
                 c: AgentContext, role: Role, text: str, start: int = progress, sink: list[_End] = ended
             ) -> SubAgentReport:
-                end = await self._run_agent(c, plan, sub, role, text, notes, start=start)
+                end = await self._run_agent(c, plan, sub, role, text, notes, start=start, conv=kept)
                 sink.append(end)
                 if end.status is None:
                     return SubAgentReport(sub.answer, ok=True)

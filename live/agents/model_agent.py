@@ -10,6 +10,11 @@ Context errors are recorded and surfaced, as in the paper: by default a ``contex
 answer ends the attempt with that status. The optional compaction policy
 (``compaction="drop-old-tool-output"``) instead blanks old tool outputs and retries once;
 each use is counted and written into the attempt's reason so a report can tell.
+
+HCL's delegated sub-agent keeps one conversation across the attempt's delegations by default
+(``hcl_sub_agent="persistent"``, the paper's agent, ``agbench.hcl_sub_agent``): each new
+instruction is appended to its history, and after a context error it keeps the history that
+failed. ``"fresh"`` starts a new sub-agent per delegation.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Any
 
 from agbench.attempt import ErrorClass, MessageKind
 from agbench.config import AgentKind
+from agbench.hcl_sub_agent import DEFAULT as DEFAULT_SUB_AGENT
+from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.live.agents.base import AgentContext, AgentOutcome
 from agbench.live.architectures import (
     ArchitecturePlan,
@@ -148,8 +155,12 @@ async def run_agent_loop(
     extra_tools: dict[str, ExtraTool] | None = None,
     extra_schemas: list[dict[str, Any]] | None = None,
     compaction: str = "none",
+    history: list[dict[str, Any]] | None = None,
 ) -> LoopResult:
-    """One agent's loop on ``role``'s endpoint until it answers or cannot go on."""
+    """One agent's loop on ``role``'s endpoint until it answers or cannot go on.
+
+    ``history``: a conversation to carry on (a persistent sub-agent's): ``user_message`` is
+    appended to it and it keeps growing in place; empty or None starts a new one."""
     from agbench.live.tools import tool_schemas
 
     extra_tools = extra_tools or {}
@@ -159,10 +170,10 @@ async def run_agent_loop(
     system = role.system_prompt
     if role.endpoint in ctx.text_tool_endpoints and schemas:
         system += "\n\n" + tools_as_text(schemas)
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system},
-        {"role": "user", "content": user_message},
-    ]
+    messages: list[dict[str, Any]] = history if history is not None else []
+    if not messages:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": user_message})
     turns = 0
     compactions = 0
     while True:
@@ -237,12 +248,15 @@ class ModelAgent:
 
     kind = AgentKind.MODEL
 
-    def __init__(self, compaction: str = "none") -> None:
+    def __init__(
+        self, compaction: str = "none", hcl_sub_agent: str | SubAgentMemory = DEFAULT_SUB_AGENT
+    ) -> None:
         if compaction not in COMPACTION_POLICIES:
             raise ValueError(
                 f"unknown compaction policy {compaction!r} (one of {', '.join(COMPACTION_POLICIES)})"
             )
         self.compaction = compaction
+        self.hcl_sub_agent = sub_agent_memory(hcl_sub_agent)
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         plan = plan_for(ctx.architecture)
@@ -263,9 +277,12 @@ class ModelAgent:
 
     def _coordination_tools(self, ctx: AgentContext, plan: ArchitecturePlan) -> dict[str, ExtraTool]:
         if plan.coordination is MessageKind.DELEGATE:
+            # this attempt's sub-agent conversation, kept across delegations when persistent
+            kept: list[dict[str, Any]] = []
 
             async def run_sub(c: AgentContext, role: Role, instruction: str) -> SubAgentReport:
-                sub = await run_agent_loop(c, role, instruction, compaction=self.compaction)
+                history = kept if self.hcl_sub_agent is SubAgentMemory.PERSISTENT else None
+                sub = await run_agent_loop(c, role, instruction, compaction=self.compaction, history=history)
                 if sub.status is None:
                     return SubAgentReport(sub.answer, ok=True)
                 if sub.status is Status.TIMEOUT:

@@ -6,14 +6,17 @@
 - contention: the same set at C = 8 on a 4,096-token unified KV pool fails with real
   ``context_limit`` errors;
 - round trip: a trajectory extracted from a run replays to the same tool calls;
+- HCL's sub-agent (``hcl_sub_agent``): a persistent one's second delegation carries the first
+  one's history (the server reports it as cached prompt tokens), a fresh one starts anew;
 - failure policies (scripted endpoints, error paths only): LO ends on a context error, HCL's
-  lead re-delegates a bounded number of times then gives up, HLL carries on past a failed
-  consultation.
+  lead re-delegates a bounded number of times then gives up (a persistent sub-agent resends
+  the history that failed), HLL carries on past a failed consultation.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import shutil
 import time
 from collections.abc import Iterator
@@ -81,9 +84,21 @@ def request_sizes(traj: Trajectory) -> list[tuple[int, int]]:
     return out
 
 
-def assert_sizes(calls: pd.DataFrame, traj: Trajectory) -> None:
+def carried_request_sizes(subs: list[Trajectory]) -> list[tuple[int, int]]:
+    """A persistent sub-agent's requests over its delegations: one history throughout, each
+    delegation's first turn adding its instruction to it."""
+    out, history = [], subs[0].system_prompt_tokens
+    for sub in subs:
+        for turn in sub.turns:
+            history += turn.prompt_tokens_added
+            out.append((history, turn.output_tokens))
+            history += turn.output_tokens
+    return out
+
+
+def assert_sizes(calls: pd.DataFrame, traj: Trajectory, planned: list[tuple[int, int]] | None = None) -> None:
     """Every local model call of the lead (and of HCL's sub-agents) is sized as planned."""
-    planned = request_sizes(traj)
+    planned = planned if planned is not None else request_sizes(traj)
     got = list(zip(calls["prompt_tokens"], calls["completion_tokens"], strict=True))
     assert len(got) == len(planned), (traj.task, traj.architecture, got, planned)
     for (prompt, output), (want_prompt, want_output) in zip(got, planned, strict=True):
@@ -210,6 +225,53 @@ def test_replay_sizes_requests_runs_tools_and_succeeds(
             ).all()
 
 
+@pytest.mark.server
+def test_hcl_persistent_sub_agent_carries_its_history_into_the_next_delegation(
+    server: ManagedServer, suite: list[Task], tiny: Path, tmp_path: Path
+) -> None:
+    """Two delegations of one task: the persistent sub-agent's second delegation is sent with
+    the first one's history, which the server finds in its prefix cache; a fresh sub-agent's
+    second delegation starts from the system prompt."""
+    task = next(t for t in short_tasks(suite, len(suite)) if len(load_plan(t)) >= 2)
+    profile = tmp_path / "two.toml"
+    profile.write_text(TINY_PROFILE.replace("[hybrid]", "[hybrid]\ndelegations = 2"))
+    ts = synthesize([task], profile)
+    traj = ts.get(task.id, "HCL")
+    assert traj is not None
+    subs = [t.delegate for t in traj.turns if t.delegate is not None]
+    assert len(subs) == 2
+    urls = {"local": server.url, "cloud": server.url}
+
+    async def main(memory: str) -> tuple[AgentOutcome, AttemptRecorder, list[Any], Any]:
+        async with (
+            ChatClient(server.url, "m", endpoint="local") as local,
+            ChatClient(server.url, "m", endpoint="cloud") as cloud,
+        ):
+            agent = ReplayAgent(ts, hcl_sub_agent=memory)
+            return await replay_once(
+                task, Architecture.HCL, ts, {"local": local, "cloud": cloud}, urls, tmp_path / memory, agent
+            )
+
+    sub_calls = {}
+    for memory in ("persistent", "fresh"):
+        (tmp_path / memory).mkdir()
+        outcome, _, rows, verdict = asyncio.run(main(memory))
+        assert outcome.status is None and verdict is not None and verdict.success, (memory, outcome)
+        assert [m.ok for m in rows if m.TABLE == "messages"] == [True, True]
+        calls = pd.DataFrame([r.__dict__ for r in rows if r.TABLE == "model_calls"])
+        sub_calls[memory] = calls[calls["agent"] == "local-sub"].reset_index(drop=True)
+    persistent, fresh = sub_calls["persistent"], sub_calls["fresh"]
+    assert_sizes(persistent, subs[0], carried_request_sizes(subs))
+    second = len(subs[0].turns)  # the second delegation's first request
+    first_history = int(persistent["prompt_tokens"][second - 1] + persistent["completion_tokens"][second - 1])
+    assert persistent["prompt_tokens"][second] > first_history
+    # the first delegation's history, as the server's cache saw it (the last reply's tokens may
+    # re-tokenise differently at the boundary)
+    assert persistent["cached_tokens"][second] >= 0.9 * first_history
+    assert_sizes(fresh.iloc[second:], subs[1])  # a fresh sub-agent: its own history only
+    assert fresh["prompt_tokens"][second] < first_history
+
+
 # ---- failure policies (scripted endpoints) ---------------------------------------------------
 def scripted_set(suite: list[Task]) -> tuple[Task, TrajectorySet]:
     task = short_tasks(suite, 1)[0]
@@ -229,18 +291,28 @@ def test_lo_ends_on_a_local_context_error(suite: list[Task], tmp_path: Path) -> 
 def test_hcl_lead_redelegates_a_bounded_number_of_times(suite: list[Task], tmp_path: Path) -> None:
     task, ts = scripted_set(suite)
     failure = MockReply(error_class=ErrorClass.CONTEXT_LIMIT)
-    local = MockChatClient([failure] * 10, name="local")
-    cloud = MockChatClient(["delegate this"] * 10, name="cloud")
-    agent = ReplayAgent(ts, max_redelegations=2)
-    outcome, _, rows, verdict = asyncio.run(
-        replay_once(task, Architecture.HCL, ts, {"local": local, "cloud": cloud}, {}, tmp_path, agent)
-    )
-    delegations = [r for r in rows if r.TABLE == "messages"]
-    assert [m.ok for m in delegations] == [False, False, False]  # first try + 2 re-delegations
-    assert outcome.status is None and outcome.answer == "" and "gave up" in outcome.reason
-    assert outcome.local_context_errors == 3  # counted although the cloud lead carried on
-    assert len(cloud.requests) == 3  # the delegating turn, then one turn per re-delegation
-    assert verdict is not None and not verdict.success
+    for memory in ("persistent", "fresh"):
+        local = MockChatClient([failure] * 10, name="local")
+        cloud = MockChatClient(["delegate this"] * 10, name="cloud")
+        agent = ReplayAgent(ts, max_redelegations=2, hcl_sub_agent=memory)
+        (tmp_path / memory).mkdir()
+        outcome, _, rows, verdict = asyncio.run(
+            replay_once(
+                task, Architecture.HCL, ts, {"local": local, "cloud": cloud}, {}, tmp_path / memory, agent
+            )
+        )
+        delegations = [r for r in rows if r.TABLE == "messages"]
+        assert [m.ok for m in delegations] == [False, False, False]  # first try + 2 re-delegations
+        assert outcome.status is None and outcome.answer == "" and "gave up" in outcome.reason
+        assert outcome.local_context_errors == 3  # counted although the cloud lead carried on
+        assert len(cloud.requests) == 3  # the delegating turn, then one turn per re-delegation
+        assert verdict is not None and not verdict.success
+        sent = [r["messages"] for r in local.requests]
+        if memory == "persistent":  # each retry resends the history that failed + an instruction
+            for before, after in itertools.pairwise(sent):
+                assert after[: len(before)] == before and after[len(before)]["role"] == "user"
+        else:  # each retry starts anew: system prompt + instruction
+            assert all(len(m) == 2 and m[0]["role"] == "system" for m in sent)
 
 
 def test_hll_carries_on_past_a_failed_consultation(suite: list[Task], tmp_path: Path) -> None:

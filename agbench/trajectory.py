@@ -7,6 +7,12 @@ and consultations (HLL), and the final answer. The live replay agent sends real 
 those sizes and executes the tool calls for real; the simulator replays the same file, so live
 and simulated replays of one set are directly comparable.
 
+HCL: a delegation's sub-trajectory starts with the turn that reads its instruction; that turn's
+``prompt_tokens_added`` is the instruction. A persistent sub-agent (``hcl_sub_agent``, the
+default, agbench.hcl_sub_agent) appends it to the history its earlier delegations left, so
+later delegations' prompts grow by that history; a fresh one starts it after its system
+prompt. One file therefore replays under either behaviour, in both halves.
+
 File format: JSON lines. The first line is a header ``{"trajectory_set": VERSION, "source":
 "synth"|"extracted", "profile": {...}}``; every further line is one ``Trajectory``.
 """

@@ -4,7 +4,9 @@ endpoint, and how local and cloud agents coordinate.
 - LO: a local agent plans and acts (local model).
 - CO: a cloud agent plans and acts (cloud model); tools still run on the device.
 - HCL: a cloud agent leads; its ``delegate(instruction)`` tool runs a local sub-agent loop with
-  the same sandbox tools and returns the sub-agent's report.
+  the same sandbox tools and returns the sub-agent's report. The sub-agent keeps its history
+  across the task's delegations (the paper's agent; ``hcl_sub_agent``, agbench.hcl_sub_agent),
+  including after a context error, of which the lead hears only a generic failure.
 - HLL: a local agent leads; its ``consult(question)`` tool asks the cloud model once and the
   local agent carries on.
 
@@ -111,7 +113,8 @@ DELEGATE_SCHEMA: dict[str, Any] = {
         "name": MessageKind.DELEGATE.value,
         "description": (
             "Hand a self-contained piece of work to a local assistant on the user's device. It has "
-            "the same file, shell and search tools, sees only this instruction, and returns a report."
+            "the same file, shell and search tools, sees only the instructions you give it, and "
+            "returns a report."
         ),
         "parameters": {
             "type": "object",

@@ -14,7 +14,11 @@ contention), then the latest. From its trace tables:
   earlier turn, with their recorded wall and CPU time and output size;
 - a ``delegate`` message (HCL) attaches the sub-agent calls and tools inside its time window
   to the lead turn before it as a sub-trajectory; a ``consult`` message (HLL) attaches the
-  cloud call inside its window as the consultation turn;
+  cloud call inside its window as the consultation turn. A sub-trajectory's first turn adds
+  its instruction: where the run's sub-agent kept its history across delegations (run.json
+  ``options.hcl_sub_agent``, ``agbench.hcl_sub_agent``), that is the call's prompt minus the
+  history the earlier delegations left, else minus the system prompt; either way the set
+  replays under either behaviour, and its header names the one it was recorded with;
 - the final answer and status come from ``task_runs``.
 
 Tool arguments come from the ``tool_calls`` table's ``arguments`` column when the run has
@@ -40,6 +44,7 @@ import pandas as pd
 from agbench.attempt import MessageKind
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import SubAgentMemory, recorded_sub_agent
 from agbench.live.architectures import plan_for, system_prompt
 from agbench.run_meta import RunSource
 from agbench.status import Status
@@ -171,11 +176,20 @@ def _conversations(
 
 
 class _Builder:
-    def __init__(self, attempt: _Attempt, prompts: dict[str, Any], raw: dict[Any, Any]) -> None:
+    def __init__(
+        self,
+        attempt: _Attempt,
+        prompts: dict[str, Any],
+        raw: dict[Any, Any],
+        sub_agent: SubAgentMemory = SubAgentMemory.FRESH,
+    ) -> None:
         self.a = attempt
         self.prompts = prompts
         self.raw = raw
         self.missing_arguments = 0
+        self.sub_agent = sub_agent
+        # a persistent sub-agent's history after its last delegation (None: none yet)
+        self.sub_history: int | None = None
 
     def _system_tokens(self, agent: str, prompt_name: str) -> int:
         """The system prompt's size: from the system message the agent actually sent (the
@@ -303,7 +317,12 @@ class _Builder:
         plan = plan_for(self.a.architecture)
         assert plan.helper is not None
         system_tokens = min(self._system_tokens(plan.helper.agent, plan.helper.prompt), _first_prompt(calls))
-        turns = self._turns(calls, tools, args, [], pd.DataFrame(), pd.DataFrame(), None, system_tokens)
+        carried = self.sub_history if self.sub_agent is SubAgentMemory.PERSISTENT else None
+        start = carried if carried is not None else system_tokens
+        turns = self._turns(calls, tools, args, [], pd.DataFrame(), pd.DataFrame(), None, start)
+        if not calls.empty:
+            last = calls.iloc[-1]
+            self.sub_history = int(last["prompt_tokens"]) + int(last["completion_tokens"])
         return Trajectory(
             task=self.a.task,
             architecture=self.a.architecture,
@@ -361,6 +380,7 @@ def extract(run_dir: Path) -> TrajectorySet:
     if meta.source is not RunSource.LIVE:
         raise AgbenchError(f"{run_dir} is a {meta.source.value} run; trajectories come from live runs")
     prompts = meta.prompts
+    sub_agent = recorded_sub_agent(meta.options)
     raw = _raw_histories(run_dir)
     trajectories: list[Trajectory] = []
     missing = 0
@@ -369,7 +389,7 @@ def extract(run_dir: Path) -> TrajectorySet:
             Architecture(attempt.architecture)
         except ValueError:
             continue
-        builder = _Builder(attempt, prompts if isinstance(prompts, dict) else {}, raw)
+        builder = _Builder(attempt, prompts if isinstance(prompts, dict) else {}, raw, sub_agent)
         trajectories.append(builder.build())
         missing += builder.missing_arguments
     if not trajectories:
@@ -381,6 +401,7 @@ def extract(run_dir: Path) -> TrajectorySet:
         "agent_kind": meta.agent_kind,
         "device": meta.device,
         "tool_calls_without_arguments": missing,
+        "hcl_sub_agent": sub_agent.value,  # how the run's HCL sub-agent behaved
     }
     return TrajectorySet(source="extracted", trajectories=trajectories, profile=header)
 

@@ -14,7 +14,9 @@ Per architecture (agent labels as in ``agbench.live.architectures``):
 - LO / CO: one lead agent on the local / cloud endpoint does the plan, then answers.
 - HCL: the cloud lead delegates the plan to a local sub-agent in ``delegations`` parts (a
   lead turn per delegation whose output is the sub-agent's instruction); the sub-agent's
-  report comes back into the lead's history; the lead then answers.
+  report comes back into the lead's history; the lead then answers. Each part's first turn
+  adds the instruction: a persistent sub-agent (the default) replays it on top of the
+  history of the earlier parts, a fresh one after its system prompt (agbench.trajectory).
 - HLL: the local lead does the plan and consults the cloud ``consultations`` times (a lead
   turn writing the question, then one cloud turn), before the plan's last steps.
 

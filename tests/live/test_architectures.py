@@ -73,8 +73,10 @@ class Harness:
         arch: Architecture,
         scripts: dict[str, list[MockReply | str]],
         compaction: str = "none",
+        hcl_sub_agent: str = "persistent",
     ) -> None:
         self.compaction = compaction
+        self.hcl_sub_agent = hcl_sub_agent
         self.task = tiny_task(tmp / "task")
         self.journal = tmp / "attempt.jsonl"
         self.writer = JournalWriter(
@@ -103,7 +105,7 @@ class Harness:
                 backends=dict(self.clients),
                 recorder=self.recorder,
             )
-            return await ModelAgent(self.compaction).run(ctx)
+            return await ModelAgent(self.compaction, self.hcl_sub_agent).run(ctx)
         finally:
             await sandbox.destroy()
             self.writer.close()
@@ -201,6 +203,59 @@ def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -
     assert "delegate" not in [t["function"]["name"] for t in local_requests[0]["tools"]]
     assert h.recorder.counters.cloud_calls == 2 and h.recorder.counters.cloud_cost_usd > 0
     assert h.recorder.counters.local_model_s >= 0 and h.recorder.counters.tools_s > 0
+
+
+@pytest.mark.parametrize("memory", ["persistent", "fresh"])
+def test_hcl_sub_agent_keeps_its_history_across_delegations_unless_fresh(tmp_path: Path, memory: str) -> None:
+    h = Harness(
+        tmp_path,
+        Architecture.HCL,
+        {
+            "cloud": [
+                MockReply(tool_calls=[call("delegate", {"instruction": "Read numbers.txt."})]),
+                MockReply(tool_calls=[call("delegate", {"instruction": "Now add them."}, "c2")]),
+                "FINAL ANSWER: 42",
+            ],
+            "local": [
+                MockReply(tool_calls=[call("read_file", {"path": "numbers.txt"})]),
+                "It holds 20 and 22.",
+                "20 + 22 = 42.",
+            ],
+        },
+        hcl_sub_agent=memory,
+    )
+    outcome = asyncio.run(h.run())
+    assert outcome.status is None and outcome.answer == "42"
+    assert [m["ok"] for m in h.rows("messages")] == [True, True]
+    first, _, second = (r["messages"] for r in h.clients["local"].requests)
+    if memory == "persistent":  # the first delegation's whole conversation, then the new instruction
+        assert second[: len(first)] == first and len(second) == len(first) + 4
+        assert second[-2] == {"role": "assistant", "content": "It holds 20 and 22."}
+        assert "ACCT-7731-SECRET" in json.dumps(second)  # the first delegation's tool result
+    else:
+        assert [m["role"] for m in second] == ["system", "user"]
+    assert second[-1] == {"role": "user", "content": "Now add them."}
+
+
+def test_persistent_hcl_sub_agent_keeps_the_history_that_hit_a_context_error(tmp_path: Path) -> None:
+    h = Harness(
+        tmp_path,
+        Architecture.HCL,
+        {
+            "cloud": [
+                MockReply(tool_calls=[call("delegate", {"instruction": "Sum numbers.txt."})]),
+                MockReply(tool_calls=[call("delegate", {"instruction": "Try again."}, "c2")]),
+                "FINAL ANSWER: 42",
+            ],
+            "local": [MockReply(error_class=ErrorClass.CONTEXT_LIMIT)] * 2,
+        },
+    )
+    outcome = asyncio.run(h.run())
+    assert outcome.status is None and outcome.local_context_errors == 2
+    first, second = (r["messages"] for r in h.clients["local"].requests)
+    assert second == [*first, {"role": "user", "content": "Try again."}]
+    # the lead saw only a generic failure, twice
+    assert [m["ok"] for m in h.rows("messages")] == [False, False]
 
 
 def test_hll_consultation_asks_the_cloud_once_and_continues_locally(tmp_path: Path) -> None:

@@ -269,6 +269,61 @@ def test_extraction_rebuilds_turns_delegations_and_arguments(tmp_path: Path) -> 
     assert sub.turns[1].think_s == pytest.approx(103.5 - 102.7)
 
 
+def _write_two_delegation_run(root: Path, options: dict[str, Any]) -> Path:
+    """An HCL run whose lead delegates twice; the sub-agent's second delegation starts at 460
+    prompt tokens, which with a persistent sub-agent is its first delegation's history (395)
+    plus the new instruction."""
+    meta = {"run_id": "r2", "source": "live", "agent_kind": "model", "device": "dev", "options": options}
+    store = RunStore.create(root, meta)
+    ids: dict[str, Any] = dict(
+        run_id="r2", device="dev", architecture="HCL", concurrency=1, task="t1", attempt=1
+    )
+    rows = [
+        ModelCall(**ids, agent="cloud", endpoint="cloud", call_id="a", t_start=100.0, total_s=1.0,
+                  prompt_tokens=300, completion_tokens=40),
+        ModelCall(**ids, agent="local-sub", endpoint="local", call_id="b", t_start=101.5, total_s=1.0,
+                  prompt_tokens=250, completion_tokens=20),
+        ModelCall(**ids, agent="local-sub", endpoint="local", call_id="c", t_start=103.0, total_s=1.0,
+                  prompt_tokens=380, completion_tokens=15),
+        Message(**ids, kind="delegate", sender="cloud", receiver="local-sub", t_start=101.2, t_end=104.5),
+        ModelCall(**ids, agent="cloud", endpoint="cloud", call_id="d", t_start=105.0, total_s=1.0,
+                  prompt_tokens=360, completion_tokens=30),
+        ModelCall(**ids, agent="local-sub", endpoint="local", call_id="e", t_start=106.5, total_s=1.0,
+                  prompt_tokens=460, completion_tokens=10),
+        Message(**ids, kind="delegate", sender="cloud", receiver="local-sub", t_start=106.2, t_end=107.8),
+        ModelCall(**ids, agent="cloud", endpoint="cloud", call_id="f", t_start=108.0, total_s=1.0,
+                  prompt_tokens=420, completion_tokens=10),
+        TaskRun(**ids, agent_kind="model", category="local_files", t_start=99.0,
+                t_end=110.0, status="success", reward=1.0, answer="42"),
+    ]  # fmt: skip
+    with store.attempt_writer(AttemptKey.parse("r", "dev|HCL|1|t1|1")) as w:
+        for row in rows:
+            w.write(row)
+    store.compact()
+    return root
+
+
+@pytest.mark.parametrize(
+    ("options", "recorded", "second_added"),
+    [
+        ({"hcl_sub_agent": "persistent"}, "persistent", 460 - 395),  # on top of the kept history
+        ({"hcl_sub_agent": "fresh"}, "fresh", None),  # on top of the system prompt
+        ({}, "fresh", None),  # a run.json from before the option ran fresh sub-agents
+    ],
+)
+def test_extraction_follows_the_runs_sub_agent_memory(
+    tmp_path: Path, options: dict[str, Any], recorded: str, second_added: int | None
+) -> None:
+    ts = extract(_write_two_delegation_run(tmp_path / "run", options))
+    assert ts.profile["hcl_sub_agent"] == recorded
+    [lead] = ts.trajectories
+    first, second = (t.delegate for t in lead.turns[:2])
+    assert first is not None and second is not None
+    assert [t.prompt_tokens_added for t in first.turns] == [250 - first.system_prompt_tokens, 380 - 270]
+    added = second.turns[0].prompt_tokens_added
+    assert added == (second_added if second_added is not None else 460 - second.system_prompt_tokens)
+
+
 def test_extraction_errors(tmp_path: Path) -> None:
     with pytest.raises(AgbenchError, match="not found"):
         extract(tmp_path / "absent")

@@ -21,6 +21,7 @@ from agbench.calibration.server_fit import fit_server
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.sim.profiles import Profile
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,8 @@ log = logging.getLogger(__name__)
 #: live/runner.py ``standin_server_settings``: the stand-in gets this many tokens per slot.
 STANDIN_CTX_PER_SLOT = 4096
 #: What the live replay agent does on a failed delegation (live/replay.py MAX_REDELEGATIONS = 2:
-#: always re-delegate, at most twice; the simulator counts failures, so 2 + 1).
+#: always re-delegate, at most twice; the simulator counts failures, so 2 + 1), whether its
+#: sub-agent persists or starts fresh (``hcl_sub_agent``, taken from the run, see fit_profile).
 REPLAY_POLICY: dict[str, Any] = {"hcl_redelegate_p": 1.0, "hcl_redelegate_max": 3}
 
 
@@ -107,6 +109,8 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
         behaviour_table["deadline_s"] = float(meta.time_limit_s)
     if meta.agent_kind == "replay":
         behaviour_table.update(REPLAY_POLICY)
+    # HCL's sub-agent as the run had it (a run.json from before the option: fresh)
+    behaviour_table["hcl_sub_agent"] = recorded_sub_agent(meta.options).value
     overlay: dict[str, Any] = {
         "device": {"name": meta.device or "device", "cores": cpus, "gpu": False},
         "server": server,

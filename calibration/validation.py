@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
 from agbench.run_meta import RunMeta, RunSource
@@ -131,6 +132,8 @@ def simulate_run(
             sc.profile.server.kv_unified = settings.kv_unified
         if meta.time_limit_s:
             sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
+        # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
+        sc.profile.behaviour.hcl_sub_agent = recorded_sub_agent(meta.options).value
         runs = live_tables["task_runs"]
         mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry["architecture"])]
         ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}

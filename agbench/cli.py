@@ -229,6 +229,13 @@ def _run_options(func: F) -> F:
             show_default=True,
             help="Keep attempt workspaces in the run directory for inspection.",
         ),
+        click.option(
+            "--hcl-sub-agent",
+            type=click.Choice(["persistent", "fresh"]),
+            default="persistent",
+            show_default=True,
+            help="HCL's local sub-agent keeps its history across delegations (the paper's) or starts fresh.",
+        ),
         # judge: rubric grading and the exposure judge (live/judge)
         click.option(
             "--judge-provider",

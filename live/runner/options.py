@@ -84,6 +84,7 @@ class SweepOptions:
     cloud_rpm: int | None = None  # cloud requests per minute, all agents of the run together
     cloud_tpm: int | None = None  # cloud tokens per minute, all agents of the run together
     keep_workspaces: str = "none"  # keep attempt workspaces: "none" | "failed" | "all"
+    hcl_sub_agent: str = "persistent"  # HCL's sub-agent across delegations (agbench.hcl_sub_agent)
     watchdog: bool = True  # restart a dead or hung managed server with the same settings
     # Judge (live/judge): rubric grading and the exposure judge; its key is read from
     # $AGBENCH_JUDGE_API_KEY and never stored.
@@ -120,6 +121,10 @@ class SweepOptions:
         kwargs = {k: v for k, v in data.items() if k in names}
         kwargs["archs"] = [Architecture(a) for a in kwargs.get("archs", ["LO"])]
         kwargs["concurrency"] = [int(c) for c in kwargs.get("concurrency", [1])]
+        if "hcl_sub_agent" not in data:  # a run.json written before the option: fresh sub-agents
+            from agbench.hcl_sub_agent import recorded_sub_agent
+
+            kwargs["hcl_sub_agent"] = recorded_sub_agent(data).value
         for key in ("trajectories", "out", "resume", "runs_root", "tasks_root"):
             if kwargs.get(key) is not None:
                 kwargs[key] = Path(kwargs[key])
@@ -155,7 +160,7 @@ def make_agent(options: SweepOptions) -> Agent:
     if kind is AgentKind.MODEL:
         from agbench.live.agents.model_agent import ModelAgent
 
-        return ModelAgent(options.compaction)
+        return ModelAgent(options.compaction, options.hcl_sub_agent)
     if kind is AgentKind.ORACLE:
         from agbench.live.agents.oracle import OracleAgent
 
@@ -171,7 +176,7 @@ def make_agent(options: SweepOptions) -> Agent:
         raise AgbenchError("--agent replay needs --trajectories FILE")
     if not options.trajectories.is_file():
         raise AgbenchError(f"trajectory file not found: {options.trajectories}")
-    agent: Agent = ReplayAgent(TrajectorySet.load(options.trajectories))
+    agent: Agent = ReplayAgent(TrajectorySet.load(options.trajectories), hcl_sub_agent=options.hcl_sub_agent)
     return agent
 
 
@@ -210,6 +215,9 @@ def validate_options(options: SweepOptions) -> None:
 
     if options.compaction not in COMPACTION_POLICIES:
         raise AgbenchError(f"unknown compaction policy {options.compaction!r}")
+    from agbench.hcl_sub_agent import sub_agent_memory
+
+    sub_agent_memory(options.hcl_sub_agent)  # AgbenchError naming the choices
     from agbench.live.parsers import normalise_parser_name
 
     normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser

@@ -229,6 +229,7 @@ def import_harbor_task(
     try:
         time_limit = float(agent.get("timeout_sec", DEFAULT_TIME_LIMIT_S))
         verifier_timeout = float(verifier.get("timeout_sec", DEFAULT_VERIFIER_TIMEOUT_S))
+        build_timeout = float(environment.get("build_timeout_sec", 600.0))
         memory_mb = int(environment.get("memory_mb", 2048))
         cpus = float(environment.get("cpus", 1))
     except (TypeError, ValueError) as exc:
@@ -243,6 +244,7 @@ def import_harbor_task(
         'resources = ["cpu"]',
         f"network = {_toml_value(bool(environment.get('allow_internet', False)))}",
         'required_programs = ["python3", "bash"]',
+        f"build_timeout_s = {_toml_value(build_timeout)}",
         "",
         "[limits]",
         f"memory_mb = {memory_mb}",
@@ -255,6 +257,7 @@ def import_harbor_task(
         f"harbor_category = {_toml_value(str(meta.get('category', '')))}",
         f"harbor_difficulty = {_toml_value(str(meta.get('difficulty', '')))}",
         f"tags = {_toml_value([str(t) for t in meta.get('tags', [])])}",
+        f"license = {_toml_value(str(meta.get('license', data.get('license', ''))))}",
         f"verifier_timeout_s = {_toml_value(verifier_timeout)}",
     ]
     workdir = _dockerfile_workdir(src / "environment" / "Dockerfile")

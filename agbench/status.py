@@ -19,6 +19,7 @@ class Status(StrEnum):
     FAILED_MISSING_REQUIRED_TOOL = "failed_missing_required_tool"
     FAILED_MANIFEST_VALIDATION = "failed_manifest_validation"
     FAILED_SANDBOX = "failed_sandbox"
+    FAILED_SETUP = "failed_setup"  # the task's own environment (its Dockerfile) did not build
     FAILED_GRADER = "failed_grader"
     INFRASTRUCTURE_ERROR = "infrastructure_error"
     BUDGET_EXHAUSTED = "budget_exhausted"  # the run's cloud budget ran out before or during it
@@ -34,6 +35,7 @@ SETUP_FAILURES = frozenset(
         Status.FAILED_MISSING_REQUIRED_TOOL,
         Status.FAILED_MANIFEST_VALIDATION,
         Status.FAILED_SANDBOX,
+        Status.FAILED_SETUP,
         Status.FAILED_GRADER,
         Status.INFRASTRUCTURE_ERROR,
         Status.BUDGET_EXHAUSTED,

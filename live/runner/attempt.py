@@ -131,6 +131,8 @@ class AttemptRunner:
         raises :class:`ServerDied` when a managed server died under the attempt.
         """
         from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
+        from agbench.live.sandbox.task_image import TaskImageError
+        from agbench.suites.registry import SuiteBlocked, raise_if_blocked
 
         # The header names the task's category so an attempt cut off by SIGKILL is still
         # reported under it once ``mark_interrupted`` closes it on resume.
@@ -159,10 +161,15 @@ class AttemptRunner:
                 token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
                 self.recorders[token] = recorder
             try:
+                raise_if_blocked(task)  # a suite that may not run: its strict status, no sandbox
                 sandbox = create_sandbox(self.options.backend, task, attempt_dir)
                 await sandbox.start()
+            except SuiteBlocked as exc:
+                status, reason, sandbox = exc.status, str(exc), None
             except MissingRequiredProgram as exc:
                 status, reason, sandbox = Status.FAILED_MISSING_REQUIRED_TOOL, str(exc), None
+            except TaskImageError as exc:  # the task's own Dockerfile did not build
+                status, reason, sandbox = Status.FAILED_SETUP, f"setup: {exc}", None
             except (SandboxError, AgbenchError, OSError) as exc:
                 status, reason, sandbox = Status.FAILED_SANDBOX, f"sandbox: {exc}", None
             if sandbox is not None:

@@ -54,6 +54,9 @@ class SweepOptions:
     concurrency: list[int] = field(default_factory=lambda: [1])
     limit: int | None = None
     task_ids: list[str] = field(default_factory=list)
+    suites: list[str] = field(default_factory=list)  # --suite ID (repeatable): agbench.suites
+    profile: str | None = None  # --profile full_active: every active suite
+    external_timeout: float = 21600.0  # wall-clock limit of one external harness container
     local_url: str | None = None
     local_model: str = "smollm2-135m"
     cloud_url: str | None = None
@@ -150,6 +153,17 @@ def default_device_name() -> str:
 def select_run_tasks(options: SweepOptions) -> list[Task]:
     """The sweep's tasks in run order: the suite (or ``--task`` ids) in the seeded order, then
     ``--limit``'s first N, exactly as ``agbench trajectories synth`` and the simulator pick them."""
+    if options.suites or options.profile:
+        # Suites (agbench.suites): a suite that may not run contributes rows with its strict
+        # status (manifest, assets, required tools) while the other suites run.
+        from agbench.live.tools import TOOL_NAMES
+        from agbench.suites.registry import plan_suites
+        from agbench.task import suite_root
+
+        planned = plan_suites(
+            options.tasks_root or suite_root(), list(options.suites), options.profile, TOOL_NAMES
+        )
+        return select_tasks(planned, ids=options.task_ids or None, limit=options.limit, seed=options.seed)
     return select_tasks(
         load_suite(options.tasks_root), ids=options.task_ids or None, limit=options.limit, seed=options.seed
     )
@@ -190,6 +204,8 @@ def validate_options(options: SweepOptions) -> None:
         raise AgbenchError("concurrency levels must be positive integers")
     if options.backend not in ("bwrap", "docker"):
         raise AgbenchError(f"unknown sandbox backend {options.backend!r} (docker or bwrap)")
+    if options.external_timeout <= 0:
+        raise AgbenchError("--external-timeout must be positive")
     if options.time_limit is not None and options.time_limit <= 0:
         raise AgbenchError("--time-limit must be positive")
     if options.max_tokens is not None and options.max_tokens < 1:

@@ -203,6 +203,8 @@ def check_sandbox(backend: str) -> None:
 def check_tasks(tasks: list[Task]) -> None:
     """Every selected task has its environment and verifier on disk."""
     for task in tasks:
+        if task.metadata.get("suite_status"):  # a blocked suite's row-holder runs nothing
+            continue
         if not task.environment_dir.is_dir():
             raise PreflightError(f"task {task.id}: environment folder missing: {task.environment_dir}")
 

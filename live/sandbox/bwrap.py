@@ -63,7 +63,12 @@ class BwrapSandbox(Sandbox):
     async def _start(self) -> None:
         if self._bwrap is None:
             raise SandboxError("bubblewrap not found: apt-get install -y --no-install-recommends bubblewrap")
-        self.rootfs = await asyncio.to_thread(ensure_rootfs)
+        if self.task.dockerfile is not None:  # the task image's exported root (task_image.py)
+            from .task_image import ensure_task_rootfs
+
+            self.rootfs = await asyncio.to_thread(ensure_task_rootfs, self.task)
+        else:
+            self.rootfs = await asyncio.to_thread(ensure_rootfs)
         if self.grading is None:  # a grading twin gets a fresh tmpfs instead
             if self.tmp_dir_host.exists():
                 shutil.rmtree(self.tmp_dir_host)

@@ -187,6 +187,8 @@ class DockerSandbox(Sandbox):
 
     def _rootfs_for_checks(self) -> Path | None:
         # The image is imported from this folder; without it, check by exec inside.
+        if self.task.dockerfile is not None:  # the task's own image (task_image.py)
+            return None
         return rootfs_dir() if rootfs_ready() else None
 
     async def _start(self) -> None:
@@ -198,6 +200,10 @@ class DockerSandbox(Sandbox):
         daemon = shared_daemon(network=self.task.network)
         self._client = daemon.client()
         image = ensure_docker_image(self._client)
+        if self.task.dockerfile is not None:  # built from environment/Dockerfile, cached
+            from .task_image import ensure_task_image
+
+            image = ensure_task_image(self._client, self.task)
         if os.geteuid() == 0 and self.grading is None:
             chown_tree(self.work_dir_host, SANDBOX_UID, SANDBOX_GID)
         limits = self.task.limits

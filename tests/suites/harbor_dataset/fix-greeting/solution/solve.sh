@@ -1,0 +1,2 @@
+#!/bin/bash
+sed -i 's/"\$2"/"$1"/' greet.sh

@@ -1,0 +1,2 @@
+#!/bin/bash
+awk '{s += $1} END {print s}' /opt/readings/meter.txt > sum.txt

@@ -67,46 +67,100 @@ def tasks() -> None:
 @click.option("--category", default=None, help="Only this category.")
 @_one_line_errors
 def tasks_list(as_json: bool, category: str | None) -> None:
-    """Every task in the suite."""
-    from agbench.task import CATEGORIES, load_suite
+    """Every suite and its tasks; a bad task.toml is reported without hiding the others."""
+    from agbench.suites.registry import discover_suites
+    from agbench.task import CATEGORIES, suite_root
 
     if category is not None and category not in CATEGORIES:
         raise AgbenchError(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
-    suite = load_suite(category=category)
+    suites = discover_suites(suite_root())
+    rows = [
+        (s, t) for s in suites for t in s.tasks if category is None or t.category == category
+    ]
     if as_json:
-        rows = [
+        out = [
             {
                 "id": t.id,
+                "suite": s.id,
                 "category": t.category,
                 "difficulty": t.difficulty,
                 "resources": list(t.resources),
-                "sensitive_items": [s.item for s in t.sensitive_items],
+                "sensitive_items": [x.item for x in t.sensitive_items],
             }
-            for t in suite
+            for s, t in rows
         ]
-        click.echo(json.dumps(rows, indent=1))
-        return
-    for t in suite:
-        click.echo(f"{t.id:40s} {t.category:12s} {t.difficulty:7s} {','.join(t.resources)}")
-    click.echo(f"{len(suite)} tasks, {sum(len(t.sensitive_items) for t in suite)} sensitive items", err=True)
+        click.echo(json.dumps(out, indent=1))
+    else:
+        for s in suites:
+            state = "ok" if s.manifest_ok else ("no manifest" if s.check is None else "failed_manifest_validation")
+            click.echo(f"suite {s.id}: {len(s.tasks)} tasks, manifest {state}")
+        for s, t in rows:
+            click.echo(f"{t.id:40s} {t.category:12s} {t.difficulty:7s} {','.join(t.resources):14s} {s.id}")
+    for s in suites:
+        if s.check is not None and not s.check.ok:
+            click.echo(f"suite {s.id}: {'; '.join(s.check.problems)}", err=True)
+        for problem in s.task_errors:
+            click.echo(f"skipped: {problem}", err=True)
+    tasks_ = [t for _, t in rows]
+    click.echo(f"{len(tasks_)} tasks, {sum(len(t.sensitive_items) for t in tasks_)} sensitive items", err=True)
 
 
 @tasks.command("check")
 @click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@click.option("--suite", "suite_ids", multiple=True, help="Only the tasks of this suite (repeatable).")
 @click.argument("ids", nargs=-1)
 @_one_line_errors
-def tasks_check(backend: str, ids: tuple[str, ...]) -> None:
+def tasks_check(backend: str, suite_ids: tuple[str, ...], ids: tuple[str, ...]) -> None:
     """Oracle and paraphrased answers must pass; null agent and adversarial cases must fail."""
     from agbench.live.taskcheck import check_tasks, exit_code, summary_line
-    from agbench.task import load_suite, select_tasks
+    from agbench.suites.registry import discover_suites, select_suites
+    from agbench.task import select_tasks, suite_root
 
-    selected = select_tasks(load_suite(), ids=list(ids) or None, seed=None)
+    suites = discover_suites(suite_root())
+    if suite_ids:
+        suites = select_suites(suites, suite_ids)
+    elif not ids:
+        suites = suites[:1]  # the built-in suite, as before suites existed
+    for s in suites:
+        for problem in s.task_errors:
+            click.echo(f"skipped: {problem}", err=True)
+    selected = select_tasks([t for s in suites for t in s.tasks], ids=list(ids) or None, seed=None)
     results = check_tasks(selected, backend)
     for r in results:
         if not r.ok:
             click.echo(f"FAIL {r.task_id}: {r.detail}", err=True)
     click.echo(summary_line(results))
     if exit_code(results):
+        sys.exit(1)
+
+
+@tasks.group("import")
+def tasks_import() -> None:
+    """Bring tasks of another format into a suite."""
+
+
+@tasks_import.command("harbor")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--suite", "suite", default=None, help="Suite to import into (default: the first PATH's name).")
+@click.option("--category", default="terminal", show_default=True, help="agbench category of the tasks.")
+@_one_line_errors
+def tasks_import_harbor(paths: tuple[Path, ...], suite: str | None, category: str) -> None:
+    """Import Harbor / Terminal-Bench 2 task folders (or datasets of them); bad ones are skipped."""
+    import re
+
+    from agbench.suites.harbor_import import import_harbor
+    from agbench.task import suite_root
+
+    name = suite or re.sub(r"[^a-z0-9._-]+", "-", paths[0].resolve().name.lower()).strip("-")
+    report = import_harbor(list(paths), suite_root(), name, category)
+    for path in report.imported:
+        click.echo(f"imported {path}")
+    for problem in report.skipped:
+        click.echo(f"skipped: {problem}", err=True)
+    if report.manifest_written:
+        click.echo(f"wrote {report.folder / 'manifest.json'}")
+    click.echo(f"suite {report.suite}: {len(report.imported)} imported, {len(report.skipped)} skipped", err=True)
+    if not report.imported:
         sys.exit(1)
 
 
@@ -155,6 +209,17 @@ def _run_options(func: F) -> F:
     options = [
         click.option("--limit", type=int, default=None, help="Only the first N tasks (seeded order)."),
         click.option("--task", "task_ids", multiple=True, help="Run this task (repeatable)."),
+        click.option("--suite", "suites", multiple=True, help="Run this suite, by id or name (repeatable)."),
+        click.option(
+            "--profile", type=click.Choice(["full_active"]), default=None, help="full_active: every active suite."
+        ),
+        click.option(
+            "--external-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=21600.0,
+            show_default=True,
+            help="Wall-clock seconds of one external harness container.",
+        ),
         click.option("--local-url", default=None, help="Use this OpenAI-compatible local server."),
         click.option("--local-model", default="smollm2-135m", show_default=True),
         click.option(

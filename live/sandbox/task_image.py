@@ -65,8 +65,12 @@ class MissingBaseImage(TaskImageError):
 def context_digest(task: Task) -> str:
     """SHA-256 over the build context (every file's relative path and bytes, links as their
     target) and the base image version: the cache key of the task's image and root filesystem."""
+    return folder_digest(task.environment_dir)
+
+
+def folder_digest(root: Path) -> str:
+    """SHA-256 over a build context folder and the base image version (see context_digest)."""
     h = hashlib.sha256(f"base={image_version()}\n".encode())
-    root = task.environment_dir
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if path.is_symlink():
@@ -145,7 +149,7 @@ def _tail(log: Path) -> str:
     return " | ".join(lines[-LOG_TAIL_LINES:])[-600:]
 
 
-def _run_build(client: Any, task: Task, tag: str, log: Path, timeout_s: float) -> None:
+def _run_build(client: Any, context: Path, name: str, tag: str, log: Path, timeout_s: float) -> None:
     """Stream the legacy builder's output into ``log``; raise on error or past the deadline."""
     outcome: dict[str, Any] = {}
 
@@ -153,14 +157,14 @@ def _run_build(client: Any, task: Task, tag: str, log: Path, timeout_s: float) -
         try:
             with open(log, "w", encoding="utf-8") as out:
                 for chunk in client.api.build(
-                    path=str(task.environment_dir),
+                    path=str(context),
                     dockerfile="Dockerfile",
                     tag=tag,
                     rm=True,
                     forcerm=True,
                     network_mode="none",
                     decode=True,
-                    labels={"agbench": "task-image", "agbench.task": task.id},
+                    labels={"agbench": "task-image", "agbench.name": name},
                 ):
                     if "stream" in chunk:
                         out.write(str(chunk["stream"]))
@@ -171,30 +175,29 @@ def _run_build(client: Any, task: Task, tag: str, log: Path, timeout_s: float) -
         except Exception as exc:  # the daemon refused the build, or the stream broke
             outcome["error"] = f"{type(exc).__name__}: {exc}"
 
-    worker = threading.Thread(target=stream, name=f"agbench-build-{task.id}", daemon=True)
+    worker = threading.Thread(target=stream, name=f"agbench-build-{name}", daemon=True)
     started = time.monotonic()
     worker.start()
     worker.join(timeout_s)
     if worker.is_alive():
         with contextlib.suppress(Exception):
             client.close()  # breaks the stream; the daemon drops the build with the connection
-        raise TaskImageError(
-            f"task {task.id}: image build timed out after {timeout_s:g} s (log {log}): {_tail(log)}"
-        )
+        raise TaskImageError(f"{name}: image build timed out after {timeout_s:g} s (log {log}): {_tail(log)}")
     if "error" in outcome:
-        raise TaskImageError(f"task {task.id}: image build failed (log {log}): {_tail(log)}")
+        raise TaskImageError(f"{name}: image build failed (log {log}): {_tail(log)}")
     with open(log, "a", encoding="utf-8") as out:
         out.write(f"agbench: built {tag} in {time.monotonic() - started:.1f} s\n")
 
 
-def ensure_task_image(client: Any, task: Task) -> str:
-    """The task's image in the daemon (built now unless cached); its tag."""
+def ensure_context_image(client: Any, context: Path, name: str, tag: str, timeout_s: float) -> str:
+    """The image of the build context ``context`` (its ``Dockerfile``) under ``tag``: built now
+    unless the daemon has it; ``name`` labels errors and the build. Used for task environments
+    and external harnesses alike."""
     import docker.errors
 
-    dockerfile = task.dockerfile
-    if dockerfile is None:
-        raise TaskImageError(f"task {task.id} has no environment/Dockerfile")
-    tag = task_image_tag(task)
+    dockerfile = context / "Dockerfile"
+    if not dockerfile.is_file():
+        raise TaskImageError(f"{name}: no Dockerfile in {context}")
     try:
         client.images.get(tag)
         return tag
@@ -207,10 +210,19 @@ def ensure_task_image(client: Any, task: Task) -> str:
             client.images.get(tag)
             return tag
         _ensure_from_images(client, dockerfile)
-        _run_build(client, task, tag, log, build_timeout_s(task))
+        _run_build(client, context, name, tag, log, timeout_s)
         return tag
     finally:
         lock.close()
+
+
+def ensure_task_image(client: Any, task: Task) -> str:
+    """The task's image in the daemon (built now unless cached); its tag."""
+    if task.dockerfile is None:
+        raise TaskImageError(f"task {task.id} has no environment/Dockerfile")
+    return ensure_context_image(
+        client, task.environment_dir, f"task {task.id}", task_image_tag(task), build_timeout_s(task)
+    )
 
 
 def task_rootfs_dir(task: Task) -> Path:
@@ -298,9 +310,11 @@ __all__ = [
     "build_log_path",
     "build_timeout_s",
     "context_digest",
+    "ensure_context_image",
     "ensure_task_image",
     "ensure_task_rootfs",
     "export_rootfs",
+    "folder_digest",
     "from_images",
     "task_image_tag",
     "task_rootfs_dir",

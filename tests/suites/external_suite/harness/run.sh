@@ -1,0 +1,3 @@
+#!/bin/sh
+# The harness entry point the launcher runs (cwd /harness, read-only).
+exec python3 -I /harness/mini_harness.py

@@ -1,0 +1,104 @@
+"""The external harness launcher against the managed llama-server, through the recording proxy.
+
+The test suite ``external_suite/`` ships a tiny harness of our own; it runs in a disposable
+container (no network, capabilities dropped, no-new-privileges, limits) and reaches the model
+only through the relay to the proxy, which records every call. The upstream key is given to the
+proxy only: it must be absent from the container's environment and from every file written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agbench.attempt import AttemptKey
+from agbench.config import ServerSettings
+from agbench.errors import AgbenchError
+from agbench.live.launcher.container import launch_harness
+from agbench.live.launcher.contract import BenchmarkAdapter, missing_capabilities
+from agbench.live.launcher.environment import HarnessSettings, harness_environment
+from agbench.live.proxy import CallRecord, RecordingProxy, Upstream
+from agbench.live.serving import ManagedServer
+from agbench.status import Status
+from agbench.suites.manifest import validate_manifest
+
+HERE = Path(__file__).resolve().parent
+SECRET = "sk-agbench-upstream-SECRET-4f1c2b9e"
+ATTEMPT = AttemptKey.of("run-h", "dev", "LO", 1, "mini-harness", 0)
+needs_docker = pytest.mark.skipif(shutil.which("dockerd") is None, reason="needs Docker (dockerd)")
+
+
+def test_environment_has_both_spellings_and_refuses_a_key() -> None:
+    env = harness_environment(HarnessSettings("m", max_tokens=8, context_limit=512), "http://127.0.0.1:1/v1")
+    for key in ("BASE_URL", "MODEL", "PROVIDER", "OUTPUT_DIR", "TOOL_PARSER", "MAX_TOKENS", "CONTEXT_LIMIT"):
+        assert env[f"AGBENCH_{key}"] == env[f"AGENT_BENCH_{key}"]
+    with pytest.raises(AgbenchError, match="credential"):
+        harness_environment(HarnessSettings("m"), f"http://x/{SECRET}/v1", secrets=(SECRET,))
+
+
+def test_builtin_adapter_implements_the_contract() -> None:
+    from agbench.live.launcher.builtin_adapter import BuiltinAdapter
+
+    adapter = BuiltinAdapter("bwrap", Path("/tmp"))
+    assert isinstance(adapter, BenchmarkAdapter)
+    assert missing_capabilities(adapter) == []
+    assert missing_capabilities(object()) == [
+        "prepare_task", "available_tools", "run_agent_loop", "collect_outputs", "grade"
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ManagedServer]:
+    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
+        yield s
+
+
+@pytest.mark.server
+@needs_docker
+def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path: Path) -> None:
+    check = validate_manifest(HERE / "external_suite" / "manifest.json")
+    assert check.manifest is not None, check.problems
+    records: list[CallRecord] = []
+    raw_log = tmp_path / "raw_responses.jsonl"
+    out = tmp_path / "harness-output"
+
+    async def go() -> object:
+        upstream = Upstream(server.url, api_key=SECRET)
+        async with RecordingProxy({"local": upstream}, raw_log, records.append) as proxy:
+            token = proxy.register_attempt(ATTEMPT, ())
+            return await launch_harness(
+                check.manifest,
+                proxy_base_url=proxy.base_url("local", token, agent="harness"),
+                proxy_port=proxy.port,
+                settings=HarnessSettings("smollm2-135m", max_tokens=8, context_limit=1024),
+                out_dir=out,
+                timeout_s=300,
+                secrets=(SECRET,),
+                assets_root=tmp_path / "assets",
+            )
+
+    run = asyncio.run(go())
+    assert run.status == Status.SUCCESS, (run.reason, run.log_tail)  # type: ignore[attr-defined]
+    assert run.score == 1.0  # type: ignore[attr-defined]
+    result = run.result  # type: ignore[attr-defined]
+    assert {r["id"] for r in result["items"]} == {"colour", "sum"}
+    assert "AGBENCH_BASE_URL" in result["env_seen"] and "AGENT_BENCH_MODEL" in result["env_seen"]
+    # Both calls went through the proxy and were recorded for this attempt, as the harness agent.
+    assert len(records) == 2 and all(r.result.ok for r in records)
+    assert {r.key for r in records} == {ATTEMPT}
+    assert {r.agent for r in records} == {"harness"}
+    assert len(raw_log.read_text().splitlines()) == 2
+    # The key: nowhere in the container's environment or in any file written.
+    env = run.container_env  # type: ignore[attr-defined]
+    assert env and not any(SECRET in e for e in env)
+    assert not any(e.split("=", 1)[0].endswith("API_KEY") for e in env)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "agbench_result.json" for p in written)
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path
+    assert json.loads((out / "agbench-output" / "agbench_result.json").read_text())["score"] == 1.0

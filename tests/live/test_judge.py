@@ -4,12 +4,15 @@ judge providers, the exposure judge; against the real llama-server (SmolLM2) and
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agbench.config import PriceTable, ServerSettings
+from agbench.config import Architecture, PriceTable, ServerSettings
 from agbench.live.judge import (
     JUDGE_KEY_ENV,
     MOCK_MODEL,
@@ -34,8 +37,27 @@ from agbench.live.providers.mock import MockChatClient, MockReply
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving import ManagedServer
 from agbench.status import Status
+from agbench.store import RunStore
+from agbench.task import load_task, suite_root
 
 VALID = '{"pass": true, "score": 1, "reason": "all there"}'
+# A small synthesis profile (as the replay tests use), so a replayed attempt is short.
+TINY_PROFILE = """
+name = "tiny"
+jitter = 0.2
+[defaults]
+system_prompt_tokens = 96
+instruction_tokens = 48
+tool_result_tokens = 40
+output_tokens = 8
+answer_tokens = 8
+[hybrid]
+delegate_instruction_tokens = 16
+delegate_report_tokens = 12
+consult_question_tokens = 16
+consult_prompt_tokens = 64
+consult_answer_tokens = 16
+"""
 
 
 def run(coro: Any) -> Any:
@@ -248,3 +270,101 @@ def test_structured_output_judge_parses_first_time(smol_url: str) -> None:
     assert grade.judge is not None and grade.judge.ok and grade.judge.calls == 1
     assert grade.status in (Status.SUCCESS, Status.VERIFICATION_FAILED)
     assert exposure.error == "" and set(exposure.items) <= {"alice@example.com", "555-123-4567"}
+
+
+# --- the judge in a live run -------------------------------------------------------------------
+
+
+def rubric_suite(root: Path) -> Path:
+    """Three real tasks; two carry a rubric (one the oracle's answer meets, one it cannot)."""
+    tasks = root / "tasks"
+    for category, task_id in [
+        ("calculation", "calc-loan-annuity"),
+        ("calculation", "calc-fuel-consumption"),
+        ("local_files", "lf-next-dentist"),
+    ]:
+        shutil.copytree(suite_root() / category / task_id, tasks / category / task_id)
+    shutil.copytree(suite_root() / "_grading", tasks / "_grading")
+    shutil.copy(suite_root() / "credits.toml", tasks / "credits.toml")
+    for task_id, rubric in [("calc-loan-annuity", "433.63; 2314.24"), ("calc-fuel-consumption", "99.99")]:
+        manifest = tasks / "calculation" / task_id / "task.toml"
+        manifest.write_text(f'rubric = "must include: {rubric}"\n' + manifest.read_text())
+    return tasks
+
+
+@pytest.mark.bwrap
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_run_grades_rubric_tasks_with_the_judge_and_records_every_method(tmp_path: Path) -> None:
+    from agbench.live.runner import SweepOptions, run_sweep
+
+    options = SweepOptions(
+        out=tmp_path / "run",
+        runs_root=tmp_path / "runs",
+        quiet=True,
+        archs=[Architecture.LO],
+        agent="oracle",
+        tasks_root=rubric_suite(tmp_path),
+        judge_provider="mock",
+    )
+    run_dir = run_sweep(options)
+    lines = {line["task"]: line for line in map(json.loads, (run_dir / "judgements.jsonl").open())}
+    assert {t: line["grading_method"] for t, line in lines.items()} == {
+        "calc-loan-annuity": "rubric", "calc-fuel-consumption": "rubric", "lf-next-dentist": "program",
+    }  # fmt: skip
+    fuel = lines["calc-fuel-consumption"]
+    assert fuel["status"] == "verification_failed" and fuel["verifier"]["status"] == "success"
+    assert fuel["judge_model"] == MOCK_MODEL and json.loads(fuel["judge_raw"][0])["pass"] is False
+    graded = {row["task"]: row for row in map(json.loads, (run_dir / "graded_results.jsonl").open())}
+    assert graded["calc-loan-annuity"]["status"] == "success"
+    assert graded["calc-fuel-consumption"]["status"] == "verification_failed"
+    assert graded["calc-fuel-consumption"]["judge_parsed"]["reason"] == "mock judge: missing 99.99"
+    assert graded["lf-next-dentist"]["status"] == "success" and "judge_raw" not in graded["lf-next-dentist"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["meta"]["judge"]["provider"] == "mock"
+    assert summary["judge"]["rows_by_method"] == {"program": 1, "rubric": 2}
+    assert summary["judge"]["judged_rows"] == 2 and summary["judge"]["calls"] == 2
+    methods = {row["name"]: row["grading_method"] for row in summary["benchmark_scores"]}
+    assert methods == {"calculation": "rubric", "local_files": "program"}
+
+
+@pytest.mark.server
+@pytest.mark.slow
+@pytest.mark.bwrap
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_exposure_judge_reads_every_cloud_payload_of_a_replayed_run(tmp_path: Path) -> None:
+    """CO replays a synthesised trajectory against the cloud stand-in; the mock judge reads
+    each cloud-bound payload, the report puts it beside the matcher, and the judge's calls
+    never count as the agent's."""
+    from agbench.live.runner import SweepOptions, run_sweep
+    from agbench.live.trajectories import synthesize
+
+    tasks = rubric_suite(tmp_path)
+    task = load_task(tasks / "calculation" / "calc-loan-annuity")
+    trajectories, profile = tmp_path / "trajectories.jsonl", tmp_path / "tiny.toml"
+    profile.write_text(TINY_PROFILE)
+    synthesize([task], profile).save(trajectories)
+    options = SweepOptions(
+        out=tmp_path / "run",
+        runs_root=tmp_path / "runs",
+        quiet=True,
+        archs=[Architecture.CO],
+        agent="replay",
+        trajectories=trajectories,
+        task_ids=[task.id],
+        tasks_root=tasks,
+        judge_provider="mock",
+        exposure_judge=True,
+        local_threads=1,
+    )
+    run_dir = run_sweep(options)
+    line = json.loads((run_dir / "judgements.jsonl").read_text().splitlines()[0])
+    calls = RunStore.open(run_dir).table("model_calls")
+    cloud_calls = int((calls["endpoint"] == "cloud").sum())
+    exposure = line["exposure"]
+    assert len(exposure["payloads"]) == cloud_calls > 0
+    assert set(exposure["judge_items"]) >= set(exposure["matcher_items"])  # the mock reads more
+    assert exposure["agreement"]["items"] == len(task.sensitive_items)
+    runs = RunStore.open(run_dir).table("task_runs")
+    assert int(runs["cloud_calls"].iloc[0]) == cloud_calls  # the mock judge made none of them
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["judge"]["exposure"]["attempts_judged"] == 1

@@ -123,6 +123,25 @@ def make_suite_run(root: Path) -> Path:
                 )
             t += 5.0
     store.compact()
+    # What a judged run leaves beside its traces (live/judge/run_judge.py writes it).
+    judged = {
+        **AttemptKey.parse("r", "box|LO|1|rt-plant-watering|1").ids(),
+        "grading_method": "rubric",
+        "status": "failed_grader",
+        "judge_raw": ["Looks fine", "Still fine"],
+        "judge_parsed": None,
+        "judge_error": "judge_parse_error: not JSON",
+        "judge_usage": {"calls": 2, "prompt_tokens": 300, "cached_tokens": 0, "completion_tokens": 20},
+        "judge_cost_usd": 0.0,
+        "exposure": {
+            "matcher_items": ["Anna"],
+            "judge_items": ["Anna", "+43 660 1234567"],
+            "agreement": {"items": 3, "both": 1, "matcher_only": 0, "judge_only": 1, "neither": 1},
+            "payloads": [],
+            "judge_errors": 0,
+        },
+    }
+    (root / "judgements.jsonl").write_text(json.dumps(judged) + "\n")
     return root
 
 
@@ -136,6 +155,7 @@ def test_summary_html_renders_offline_without_console_errors(tmp_path: Path) -> 
     assert "<h1>agbench run browser-run</h1>" in dom
     for heading in (
         "Target, judge, sandbox and assets",
+        "Judge",
         "Category radar",
         "Benchmark scores",
         "Task results",
@@ -158,7 +178,13 @@ def test_summary_html_renders_offline_without_console_errors(tmp_path: Path) -> 
     credits = dom.split("<h2>Credits, citations and licences</h2>")[1]
     for source in ("agbench-60", "GAIA", "TUA-Bench", "Terminal-Bench 2", "SmolLM2", "Apache-2.0"):
         assert source in credits
+    judge = dom.split("<h2>Judge</h2>")[1].split("<h2>")[0]
+    assert "judge parse errors" in judge and "66.7%" in judge  # (1 both + 1 neither) / 3
+    graded = [json.loads(line) for line in (run / "graded_results.jsonl").open()]
+    judged = [g for g in graded if g["task"] == "rt-plant-watering" and g["architecture"] == "LO"]
+    assert judged[0]["judge_raw"] == ["Looks fine", "Still fine"] and judged[0]["grading_method"] == "rubric"
     summary = json.loads((run / "summary.json").read_text())
+    assert summary["judge"]["parse_errors"] == 1 and summary["judge"]["exposure"]["judge_only"] == 1
     assert summary["totals"]["model_score_valid_tasks_only"] != summary["totals"]["score_valid_tasks_only"]
 
 

@@ -268,6 +268,43 @@ def _task_table(report: RunReport, tasks: dict[str, TaskInfo]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
+def _judge_section(judge: dict[str, Any]) -> str:
+    """The judge's own figures: rows it graded, failures (never the model's), usage and cost
+    (apart from the agents' cloud cost), and the exposure judge beside the matcher."""
+    cards = [
+        _card("judged rows", str(judge.get("judged_rows", 0))),
+        _card("judge parse errors (failed_grader)", str(judge.get("parse_errors", 0))),
+        _card("judge transport errors", str(judge.get("transport_errors", 0))),
+        _card("repaired replies", str(judge.get("repaired", 0))),
+        _card("judge calls", str(judge.get("calls", 0))),
+        _card("judge cost", f"${float(judge.get('cost_usd', 0.0)):.4f}"),
+    ]
+    methods = ", ".join(f"{k or '—'}: {v}" for k, v in (judge.get("rows_by_method") or {}).items())
+    out = f'<h2>Judge</h2><div class="cards">{"".join(cards)}</div><p>rows by grading method: {_e(methods or "—")}</p>'
+    exposure = judge.get("exposure")
+    if isinstance(exposure, dict):
+        head = "".join(
+            f"<th>{_e(h)}</th>"
+            for h in ("attempts judged", "both", "matcher only", "judge only", "neither", "agreement")
+        )
+        row = "".join(
+            f"<td>{_e(v)}</td>"
+            for v in (
+                f"{exposure.get('attempts_judged', 0)} / {exposure.get('attempts', 0)}",
+                exposure.get("both", 0),
+                exposure.get("matcher_only", 0),
+                exposure.get("judge_only", 0),
+                exposure.get("neither", 0),
+                _pct(exposure.get("agreement")),
+            )
+        )
+        out += (
+            "<h3>Exposure: deterministic matcher and judge, per (attempt, sensitive item)</h3>"
+            f"<table><tr>{head}</tr><tr>{row}</tr></table>"
+        )
+    return out
+
+
 def _credits(suites: Sequence[dict[str, Any]]) -> str:
     if not suites:
         return "<p><i>no suite credits recorded</i></p>"
@@ -278,7 +315,11 @@ def _credits(suites: Sequence[dict[str, Any]]) -> str:
         )
         if suite.get("summary"):
             parts.append(f"<p>{_e(suite['summary'])}</p>")
-        facts = [("licence", suite.get("licence")), ("citation", suite.get("citation"))]
+        facts = [
+            ("strict status", suite.get("strict_status")),
+            ("licence", suite.get("licence")),
+            ("citation", suite.get("citation")),
+        ]
         parts.append("".join(f"<p><b>{k}:</b> {_e(v)}</p>" for k, v in facts if v))
         items = []
         for credit in suite.get("credit", []) or []:
@@ -351,6 +392,8 @@ def render(
         parts.append(_banner(summary["agent_kind"], summary["labels"], summary["source"]))
         parts.append("<h2>Target, judge, sandbox and assets</h2>" + _setup_table(summary["meta"]))
         parts.append(_cards(summary["totals"], configs))
+        if summary.get("judge"):
+            parts.append(_judge_section(summary["judge"]))
     parts.append(
         _figure(
             "Category radar",

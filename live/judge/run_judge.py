@@ -4,8 +4,9 @@ each attempt's cloud-bound payloads, and ``judgements.jsonl`` that records both 
 The runner calls :meth:`RunJudge.note_call` for every proxied call (it keeps the attempt's
 cloud-bound request bodies when ``--exposure-judge`` is on) and :meth:`RunJudge.after_verify`
 once the verifier has spoken. A task whose ``task.toml`` has ``rubric = "..."`` is graded by
-the judge against it (method ``rubric``); without a judge, or without a rubric, the verifier's
-verdict stands (method ``program``). Every attempt that reaches the verifier gets one line in
+the judge against it (method ``rubric``), one with ``grading = "task_compliance"`` by the judge
+against its instruction; without a judge, or without either, the verifier's verdict stands
+(method ``program``). Every attempt that reaches the verifier gets one line in
 ``judgements.jsonl``: its key, grading method, and the judge's raw text, parsed JSON, usage and
 cost where a judge was asked; exposure judgements carry the matcher's items beside the judge's
 and their agreement. The report merges the lines into graded_results.jsonl and summary.json.
@@ -28,7 +29,7 @@ from agbench.config import PriceTable
 from agbench.live.exposure import ExposureTracker, payload_parts
 from agbench.live.judge.client import TRANSPORT_ERROR, JudgeBackend, LLMJudge
 from agbench.live.judge.exposure import agreement, judge_exposure
-from agbench.live.judge.graders import RUBRIC, grade_rubric
+from agbench.live.judge.graders import RUBRIC, TASK_COMPLIANCE, grade_rubric, grade_task_compliance
 from agbench.live.judge.providers import JudgeSettings, judge_backend
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.report.judgements import JUDGEMENTS_FILE
@@ -108,16 +109,20 @@ class RunJudge:
     ) -> Verdict:
         """The attempt's final verdict (the rubric grade where there is one) and its log line.
 
-        A judge that cannot be built or asked makes a rubric row ``failed_grader``
+        A judge that cannot be built or asked makes a judged row ``failed_grader``
         (``judge_error``), never an attempt crash and never the model's failure."""
         line: dict[str, Any] = {**key.ids(), "grading_method": PROGRAM}
         rubric = rubric_of(task)
+        compliance = rubric is None and task.metadata.get("grading") == TASK_COMPLIANCE
         judge: LLMJudge | None = None
         client: ChatClient | None = None
         try:
             judge, client = self.judge_for(backends, eps) if self.enabled else (None, None)
-            if judge is not None and rubric is not None:
-                grade = await grade_rubric(judge, task=task.instruction, answer=answer, rubric=rubric)
+            if judge is not None and (rubric is not None or compliance):
+                if rubric is not None:
+                    grade = await grade_rubric(judge, task=task.instruction, answer=answer, rubric=rubric)
+                else:
+                    grade = await grade_task_compliance(judge, task=task.instruction, answer=answer)
                 line.update(grade.record())
                 line["verifier"] = {
                     "status": verdict[0].value,
@@ -130,9 +135,10 @@ class RunJudge:
         except Exception as exc:  # a judge bug or a missing route must not end the sweep
             problem = f"{TRANSPORT_ERROR}: {type(exc).__name__}: {exc}"[:500]
             line["judge_error"] = problem
-            if rubric is not None and self.enabled:
+            if (rubric is not None or compliance) and self.enabled:
+                method = RUBRIC if rubric is not None else TASK_COMPLIANCE
                 line.update(
-                    grading_method=RUBRIC, status=Status.FAILED_GRADER.value, reward=0.0, reason=problem
+                    grading_method=method, status=Status.FAILED_GRADER.value, reward=0.0, reason=problem
                 )
                 verdict = (Status.FAILED_GRADER, 0.0, problem)
         finally:

@@ -276,12 +276,14 @@ def test_structured_output_judge_parses_first_time(smol_url: str) -> None:
 
 
 def rubric_suite(root: Path) -> Path:
-    """Three real tasks; two carry a rubric (one the oracle's answer meets, one it cannot)."""
+    """Four real tasks: two carry a rubric (one the oracle's answer meets, one it cannot), one
+    is graded for task compliance, one keeps its verifier."""
     tasks = root / "tasks"
     for category, task_id in [
         ("calculation", "calc-loan-annuity"),
         ("calculation", "calc-fuel-consumption"),
         ("local_files", "lf-next-dentist"),
+        ("terminal", "term-error-summary"),
     ]:
         shutil.copytree(suite_root() / category / task_id, tasks / category / task_id)
     shutil.copytree(suite_root() / "_grading", tasks / "_grading")
@@ -289,6 +291,8 @@ def rubric_suite(root: Path) -> Path:
     for task_id, rubric in [("calc-loan-annuity", "433.63; 2314.24"), ("calc-fuel-consumption", "99.99")]:
         manifest = tasks / "calculation" / task_id / "task.toml"
         manifest.write_text(f'rubric = "must include: {rubric}"\n' + manifest.read_text())
+    manifest = tasks / "local_files" / "lf-next-dentist" / "task.toml"
+    manifest.write_text('grading = "task_compliance"\n' + manifest.read_text())
     return tasks
 
 
@@ -309,7 +313,8 @@ def test_run_grades_rubric_tasks_with_the_judge_and_records_every_method(tmp_pat
     run_dir = run_sweep(options)
     lines = {line["task"]: line for line in map(json.loads, (run_dir / "judgements.jsonl").open())}
     assert {t: line["grading_method"] for t, line in lines.items()} == {
-        "calc-loan-annuity": "rubric", "calc-fuel-consumption": "rubric", "lf-next-dentist": "program",
+        "calc-loan-annuity": "rubric", "calc-fuel-consumption": "rubric",
+        "lf-next-dentist": "task_compliance", "term-error-summary": "program",
     }  # fmt: skip
     fuel = lines["calc-fuel-consumption"]
     assert fuel["status"] == "verification_failed" and fuel["verifier"]["status"] == "success"
@@ -318,13 +323,17 @@ def test_run_grades_rubric_tasks_with_the_judge_and_records_every_method(tmp_pat
     assert graded["calc-loan-annuity"]["status"] == "success"
     assert graded["calc-fuel-consumption"]["status"] == "verification_failed"
     assert graded["calc-fuel-consumption"]["judge_parsed"]["reason"] == "mock judge: missing 99.99"
-    assert graded["lf-next-dentist"]["status"] == "success" and "judge_raw" not in graded["lf-next-dentist"]
+    assert graded["lf-next-dentist"]["status"] == "success" and graded["lf-next-dentist"]["judge_raw"]
+    assert (
+        graded["term-error-summary"]["status"] == "success"
+        and "judge_raw" not in graded["term-error-summary"]
+    )
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["meta"]["judge"]["provider"] == "mock"
-    assert summary["judge"]["rows_by_method"] == {"program": 1, "rubric": 2}
-    assert summary["judge"]["judged_rows"] == 2 and summary["judge"]["calls"] == 2
+    assert summary["judge"]["rows_by_method"] == {"program": 1, "rubric": 2, "task_compliance": 1}
+    assert summary["judge"]["judged_rows"] == 3 and summary["judge"]["calls"] == 3
     methods = {row["name"]: row["grading_method"] for row in summary["benchmark_scores"]}
-    assert methods == {"calculation": "rubric", "local_files": "program"}
+    assert methods == {"calculation": "rubric", "local_files": "task_compliance", "terminal": "program"}
 
 
 @pytest.mark.server

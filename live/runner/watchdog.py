@@ -79,15 +79,20 @@ class ServerWatchdog:
         if entry is None:
             return
         server = entry[1]
+        if self._lock.locked():
+            return  # a restart is under way (a half-started server is not a hung one)
         try:
             server.check()
         except AgbenchError as exc:
             await self.revive(name, str(exc))
             return
+        generation = self.generation
         try:
             healthy = (await client.get(server.url + "/health")).status_code == 200
         except (httpx.HTTPError, AgbenchError):
             healthy = False
+        if generation != self.generation or self._lock.locked():
+            return  # restarted meanwhile: this answer was about the old server
         self._missed[name] = 0 if healthy else self._missed.get(name, 0) + 1
         if self._missed[name] >= self.misses:
             why = f"{name} server stopped answering /health ({self._missed[name]} checks in a row)"
@@ -118,6 +123,9 @@ class ServerWatchdog:
                     pass
                 else:
                     return  # another caller already brought it back
+            elif await asyncio.to_thread(server.alive):
+                self._missed[name] = 0
+                return  # it answers again: slow, not hung
             count = self.restarts.get(name, 0)
             if count >= self.max_restarts:
                 self.failure = f"{why}; not restarted again after {count} restart(s)"

@@ -82,7 +82,7 @@ def outcome_metrics(rows: pd.DataFrame, common: set[str]) -> dict[str, Any]:
     successes = int(success_mask.sum())
     suite_wall_s = float(rows["t_end"].max() - rows["t_start"].min()) if n else 0.0
     # Goodput is 0 for a zero-length suite rather than infinite: JSON has no infinity.
-    goodput = successes / (suite_wall_s / 3600.0) if suite_wall_s > 0 else 0.0
+    goodput = successes * 3600.0 / suite_wall_s if suite_wall_s > 0 else 0.0  # no underflow to 0
     in_common = rows[rows["task"].astype(str).isin(common) & success_mask]
     mean_common = float(in_common["wall_s"].mean()) if len(in_common) else None
     statuses = rows["status"].value_counts()

@@ -94,7 +94,7 @@ class TaskState:
 
     @property
     def calls(self) -> int:
-        return self.record.calls
+        return int(self.record.calls)
 
 
 class TaskAgent:

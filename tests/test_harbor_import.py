@@ -60,7 +60,7 @@ def make_harbor_task(root: Path, name: str = "hello-greeting") -> Path:
     (src / "solution").mkdir()
     (src / "instruction.md").write_text("Write `greeting.txt` containing `hello, harbor`.\n")
     (src / "task.toml").write_text(HARBOR_TOML)
-    (src / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
+    (src / "environment" / "Dockerfile").write_text("FROM agbench/base\nWORKDIR /app\n")
     (src / "environment" / "notes.txt").write_text("context file\n")
     (src / "tests" / "test.sh").write_text(TEST_SH)
     (src / "tests" / "expected.txt").write_text("hello, harbor\n")

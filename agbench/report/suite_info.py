@@ -89,10 +89,24 @@ def suite_info(meta: dict[str, Any], task_ids: list[str]) -> SuiteInfo:
             info.tasks[task.id] = TaskInfo(
                 task.id, task.category, describe(task), grading_method(task), suite_id
             )
+    # Suites with manifests (agbench.suites): their tasks, credits and strict status.
+    from agbench.suites.report_info import suites_of_tasks
+
+    by_suite, manifest_entries = suites_of_tasks(root, wanted)
+    for task_id, (sid, task) in by_suite.items():
+        if task_id not in info.tasks:
+            info.tasks[task_id] = TaskInfo(task.id, task.category, describe(task), grading_method(task), sid)
     for task_id in sorted(wanted - set(info.tasks)):
-        info.tasks[task_id] = TaskInfo(task_id, "", "", "unknown", "unknown")
+        sid = task_id[: -len(":suite")] if task_id.endswith(":suite") else "unknown"
+        info.tasks[task_id] = TaskInfo(task_id, "", "", "unknown", sid)
     used = {t.suite for t in info.tasks.values()}
     info.suites = [s for s in credits if str(s.get("id")) in used]
+    for entry in manifest_entries:
+        known = next((s for s in info.suites if str(s.get("id")) == entry["id"]), None)
+        if known is not None:
+            known.update({k: v for k, v in entry.items() if k in ("strict_status", "problems")})
+        elif entry["id"] in used:
+            info.suites.append(entry)
     for suite in sorted(used - {str(s.get("id")) for s in info.suites}):
         info.suites.append({"id": suite, "name": suite, "summary": "no credits recorded for this suite"})
     return info

@@ -92,6 +92,8 @@ def tasks_list(as_json: bool, category: str | None) -> None:
         click.echo(json.dumps(out, indent=1))
     else:
         for s in suites:
+            if s.check is None and not s.tasks:
+                continue  # a task root holding only suites
             state = "ok" if s.manifest_ok else ("no manifest" if s.check is None else "failed_manifest_validation")
             click.echo(f"suite {s.id}: {len(s.tasks)} tasks, manifest {state}")
         for s, t in rows:

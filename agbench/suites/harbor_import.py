@@ -50,7 +50,16 @@ def _git_commit(path: Path) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     commit = out.stdout.strip()
-    return commit if out.returncode == 0 and len(commit) == 40 else None
+    if out.returncode != 0 or len(commit) != 40:
+        return None
+    # A commit pins the dataset only if the folder has no changes of its own on top of it.
+    dirty = subprocess.run(
+        ["git", "-C", str(path), "status", "--porcelain", "--", "."],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return commit if dirty.returncode == 0 and not dirty.stdout.strip() else None
 
 
 def _content_digest(folders: list[Path]) -> str:

@@ -38,11 +38,15 @@ def suite_entry(suite: Suite) -> dict[str, Any]:
     entry["strict_status"] = Status.FAILED_MISSING_ASSETS.value if problems else "ok"
     entry["problems"] = problems
     if problems:
-        entry["summary"] = f"{entry.get('summary', '')} Assets failed their checks: {'; '.join(problems)}".strip()
+        entry["summary"] = (
+            f"{entry.get('summary', '')} Assets failed their checks: {'; '.join(problems)}".strip()
+        )
     return entry
 
 
-def suites_of_tasks(root: Path, task_ids: set[str]) -> tuple[dict[str, tuple[str, Task]], list[dict[str, Any]]]:
+def suites_of_tasks(
+    root: Path, task_ids: set[str]
+) -> tuple[dict[str, tuple[str, Task]], list[dict[str, Any]]]:
     """task id -> (suite id, task) for the run's tasks, and the entries of the suites they are in.
     A placeholder row of a suite none of whose tasks could be read (``<suite>:suite``) counts."""
     try:

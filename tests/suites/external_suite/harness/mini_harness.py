@@ -32,7 +32,11 @@ TOOLS = [
 ]
 ITEMS = [
     {"id": "colour", "messages": [{"role": "user", "content": "Name one colour."}]},
-    {"id": "sum", "messages": [{"role": "user", "content": "What is 2 + 3? Use the add tool."}], "tools": TOOLS},
+    {
+        "id": "sum",
+        "messages": [{"role": "user", "content": "What is 2 + 3? Use the add tool."}],
+        "tools": TOOLS,
+    },
 ]
 
 rows = []

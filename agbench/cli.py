@@ -211,6 +211,14 @@ def _run_options(func: F) -> F:
     options = [
         click.option("--limit", type=int, default=None, help="Only the first N tasks (seeded order)."),
         click.option("--task", "task_ids", multiple=True, help="Run this task (repeatable)."),
+        click.option("--category", "categories", multiple=True, help="Only this category (repeatable)."),
+        click.option(
+            "--repeat",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Attempts per task and configuration; all count, reported with spread and 95% CI.",
+        ),
         click.option("--suite", "suites", multiple=True, help="Run this suite, by id or name (repeatable)."),
         click.option(
             "--profile", type=click.Choice(["full_active"]), default=None, help="full_active: every active suite."
@@ -222,8 +230,37 @@ def _run_options(func: F) -> F:
             show_default=True,
             help="Wall-clock seconds of one external harness container.",
         ),
-        click.option("--local-url", default=None, help="Use this OpenAI-compatible local server."),
-        click.option("--local-model", default="smollm2-135m", show_default=True),
+        click.option(
+            "--local-url",
+            "--base-url",
+            "local_url",
+            default=None,
+            help="Use this OpenAI-compatible local server (--base-url: the target model's URL, as Agent "
+            "Bench names it; the agent's model is the local one, which a plain `run` (LO) uses).",
+        ),
+        click.option(
+            "--local-model",
+            "--model",
+            "local_model",
+            default="smollm2-135m",
+            show_default=True,
+            help="Managed model, or the model name at --local-url/--base-url.",
+        ),
+        click.option(
+            "--provider",
+            type=click.Choice(["openai-compatible", "mock"]),
+            default=None,
+            help="openai-compatible: the server at --base-url; mock: offline, answers from each task's "
+            "oracle plan (or wrongly, --mock-wrong-rate). Default: --base-url if given, else a managed "
+            "llama-server.",
+        ),
+        click.option(
+            "--mock-wrong-rate",
+            type=click.FloatRange(0, 1),
+            default=0.2,
+            show_default=True,
+            help="--provider mock: share of conversations answered wrongly (seeded by --seed).",
+        ),
         click.option(
             "--cloud-url", default=None, help="OpenAI-compatible cloud URL (key from $AGBENCH_CLOUD_API_KEY)."
         ),
@@ -252,18 +289,67 @@ def _run_options(func: F) -> F:
         click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
         click.option(
             "--time-limit",
+            "--timeout",
+            "time_limit",
             type=float,
             default=None,
-            help="Deadline of every task, seconds (default: each task's own time_limit_s; 7200 where it has none).",
+            help="Deadline of every task, seconds (default: each task's own time_limit_s; 7200 where it has none). "
+            "--timeout is Agent Bench's name for it: a task is one agentic request here.",
         ),
-        click.option("--tool-call-parser", default="auto", show_default=True),
-        click.option("--max-tokens", type=int, default=None),
+        click.option(
+            "--tool-call-parser",
+            "--tool-parser",
+            "tool_call_parser",
+            default="auto",
+            show_default=True,
+            envvar="AGBENCH_TOOL_PARSER",
+            help="Text tool-call parser (`agbench parsers`); also $AGBENCH_TOOL_PARSER.",
+        ),
+        click.option("--max-tokens", type=int, default=None, help="Generation budget of each agent turn."),
+        click.option(
+            "--local-max-tokens",
+            type=click.IntRange(min=1),
+            default=None,
+            help="max_tokens on the local endpoint, replacing --max-tokens there (the paper: 8192).",
+        ),
+        click.option(
+            "--cloud-max-tokens",
+            type=click.IntRange(min=1),
+            default=None,
+            help="max_tokens on the cloud endpoint, replacing --max-tokens there (the paper: 384000).",
+        ),
+        click.option("--temperature", type=float, default=None, help="Sent in every agent request."),
+        click.option("--top-p", type=float, default=None, help="Sent in every agent request."),
+        click.option(
+            "--reasoning-effort",
+            type=click.Choice(["none", "minimal", "low", "medium", "high"]),
+            default=None,
+            help="Sent in every agent request (endpoints that know it).",
+        ),
+        click.option(
+            "--price-table",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="TOML/JSON cloud prices, USD per million tokens (cached_input_per_m, uncached_input_per_m, "
+            "output_per_m).",
+        ),
         click.option("--device", default=None, help="Device name recorded in the traces."),
-        click.option("--seed", type=int, default=0, show_default=True),
+        click.option(
+            "--seed",
+            type=int,
+            default=None,
+            help="Task order and the mock provider (default 0); when given, also each request's seed.",
+        ),
         click.option("--out", type=click.Path(path_type=Path), default=None, help="The run directory."),
         click.option("--quiet", is_flag=True),
         # operability: preflight, request timeout and retries, cloud spend and rate, workspaces
-        click.option("--local-api-key-env", default=None, help="Env var holding the local server's API key."),
+        click.option(
+            "--local-api-key-env",
+            "--api-key-env",
+            "local_api_key_env",
+            default=None,
+            help="Env var holding the local server's (--base-url's) API key.",
+        ),
         click.option("--no-preflight", "no_preflight", is_flag=True, help="Skip the checks before the run."),
         click.option(
             "--model-request-timeout",
@@ -344,6 +430,13 @@ def _sweep(
             "--device and --devices exclude each other (with --devices each node is its device)"
         )
     kwargs["task_ids"] = list(kwargs["task_ids"])
+    kwargs["categories"] = list(kwargs.get("categories") or ())
+    seed = kwargs.get("seed")
+    kwargs["seed"], kwargs["request_seed"] = (0, None) if seed is None else (seed, seed)
+    if kwargs.get("price_table") is not None:
+        from agbench.live.runner.price_table import load_price_table
+
+        kwargs["prices"] = load_price_table(kwargs["price_table"])
     if kwargs["agent"] == "replay" and kwargs["trajectories"] is None and resume is None:
         raise AgbenchError(
             "--agent replay needs --trajectories FILE (make one with `agbench trajectories synth`)"
@@ -363,8 +456,16 @@ def _sweep(
 
 
 @main.command()
-@click.option("--arch", required=True, help="LO, CO, HCL or HLL.")
-@click.option("--concurrency", required=True, type=click.IntRange(min=1))
+@click.option("--arch", default="LO", show_default=True, help="LO, CO, HCL or HLL.")
+@click.option(
+    "--concurrency",
+    "--request-concurrency",
+    "concurrency",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Tasks in flight at once.",
+)
 @_run_options
 @_one_line_errors
 def run(arch: str, concurrency: int, **kwargs: Any) -> None:
@@ -374,7 +475,7 @@ def run(arch: str, concurrency: int, **kwargs: Any) -> None:
 
 @main.command()
 @click.option("--archs", default="LO,CO,HCL,HLL", show_default=True)
-@click.option("--concurrency", default="1,2,4,8", show_default=True)
+@click.option("--concurrency", "--request-concurrency", "concurrency", default="1,2,4,8", show_default=True)
 @click.option("--resume", type=click.Path(path_type=Path), default=None, help="Continue this run directory.")
 @click.option("--ray", "ray_address", default=None, help="Ray cluster address (HEAD:6379), with --devices.")
 @click.option(

@@ -585,7 +585,8 @@ def finish_result(
     result.prompt_tokens, result.cached_tokens, result.completion_tokens = usage_tokens(
         state.usage, state.timings
     )
-    if not result.completion_tokens and state.first_token_at is not None:
+    counted = result.completion_tokens > 0  # the provider said how many tokens it generated
+    if not counted and state.first_token_at is not None:
         result.completion_tokens = len(state.gaps) + 1  # chunks ≈ tokens when no usage came
     if state.timings:
         result.prompt_ms = _float_or_none(state.timings.get("prompt_ms"))
@@ -593,7 +594,8 @@ def finish_result(
     if state.first_token_at is not None:
         result.ttft_s = state.first_token_at - t0
         decode_s = (state.last_token_at or end) - state.first_token_at
-        if result.completion_tokens > 1 and decode_s > 0:
+        # Tokens/s only from the provider's own count: chunk counts are no token counts (n/a).
+        if counted and result.completion_tokens > 1 and decode_s > 0:
             result.output_tok_s = (result.completion_tokens - 1) / decode_s
     result.gaps = GapSummary.of(state.gaps)
     if result.error_class:

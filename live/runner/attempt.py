@@ -29,6 +29,7 @@ from agbench.live.judge.run_judge import RunJudge
 from agbench.live.providers.cloud_gate import BudgetExhausted, CloudGate
 from agbench.live.runner.endpoints import EndpointManager, Endpoints
 from agbench.live.runner.options import ServerDied, SweepOptions, judge_settings_of
+from agbench.live.runner.request_settings import shaped
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore
@@ -120,7 +121,9 @@ class AttemptRunner:
                 cache[(agent, endpoint)] = client
                 clients.append(client)
             backend: ChatBackend = cache[(agent, endpoint)]
-            return backend
+            if agent == AgentLabel.HARNESS:  # the judge keeps its own settings
+                return backend
+            return shaped(backend, self.options, Endpoint(endpoint))  # sampling, endpoint cap
 
         return backend_for
 

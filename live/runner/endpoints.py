@@ -24,6 +24,7 @@ from agbench.attempt import Endpoint, RunScope
 from agbench.config import CloudSettings, Configuration, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.architectures import plan_for
+from agbench.live.providers.mock_provider import MOCK_PROVIDER_MODEL
 from agbench.live.runner.options import (
     CLOUD_STANDIN_ALIAS,
     SweepOptions,
@@ -34,6 +35,7 @@ from agbench.store import RunStore
 
 if TYPE_CHECKING:
     from agbench.live.monitors.sampler_thread import Sampler
+    from agbench.live.providers.mock_provider import MockProvider
     from agbench.live.proxy import CallRecord, RecordingProxy
     from agbench.live.serving import ManagedServer
 
@@ -78,6 +80,7 @@ class EndpointManager:
         self.store = store
         self.on_call = on_call
         self.servers: dict[str, tuple[ServerSettings, ManagedServer]] = {}
+        self.mock: MockProvider | None = None  # --provider mock: one offline provider per sweep
 
     # -- servers ---------------------------------------------------------------------------
     async def server(
@@ -106,7 +109,24 @@ class EndpointManager:
         """llama-server's own log, kept in the run directory (one per server start)."""
         return self.store.root / "logs" / f"{name}-C{config.concurrency}.log"
 
+    async def mock_provider(self) -> MockProvider:
+        """``--provider mock``: the offline provider answering from the tasks' oracle plans."""
+        from agbench.live.providers.mock_provider import MockProvider
+        from agbench.live.runner.options import select_run_tasks
+
+        if self.mock is None:
+            tasks = select_run_tasks(self.options)
+            mock = MockProvider(tasks, wrong_rate=self.options.mock_wrong_rate, seed=self.options.seed)
+            await mock.start()
+            log.info("mock provider at %s (wrong-answer rate %g)", mock.url, mock.wrong_rate)
+            self.mock = mock
+        return self.mock
+
     async def stop_servers(self) -> None:
+        if self.mock is not None:
+            with contextlib.suppress(Exception):
+                await self.mock.stop()
+            self.mock = None
         for _settings, server in self.servers.values():
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(server.stop)
@@ -133,7 +153,10 @@ class EndpointManager:
                 eps.models[Endpoint.LOCAL] = options.local_model
                 key_env = options.local_api_key_env
                 eps.api_keys[Endpoint.LOCAL] = (os.environ.get(key_env) or None) if key_env else None
-                if options.local_url:
+                if options.provider == "mock":
+                    eps.direct[Endpoint.LOCAL] = (await self.mock_provider()).url
+                    eps.models[Endpoint.LOCAL] = MOCK_PROVIDER_MODEL
+                elif options.local_url:
                     eps.direct[Endpoint.LOCAL] = options.local_url.rstrip("/")
                 else:
                     settings = local_server_settings(options, config.concurrency)
@@ -141,7 +164,11 @@ class EndpointManager:
                     eps.settings[Endpoint.LOCAL] = settings
                     eps.direct[Endpoint.LOCAL] = server.url
             if Endpoint.CLOUD in plan.endpoints:
-                if options.cloud_url:
+                if options.provider == "mock":
+                    eps.direct[Endpoint.CLOUD] = (await self.mock_provider()).url
+                    eps.models[Endpoint.CLOUD] = MOCK_PROVIDER_MODEL
+                    eps.api_keys[Endpoint.CLOUD] = None
+                elif options.cloud_url:
                     eps.direct[Endpoint.CLOUD] = options.cloud_url.rstrip("/")
                     eps.models[Endpoint.CLOUD] = options.cloud_model or CloudSettings().model
                     eps.api_keys[Endpoint.CLOUD] = os.environ.get(options.cloud_api_key_env) or None
@@ -207,6 +234,8 @@ class EndpointManager:
             resource.start()
             started.append(resource)
             for endpoint, url in eps.direct.items():
+                if self.options.provider == "mock":  # the mock provider has no /metrics to sample
+                    continue
                 if endpoint is Endpoint.CLOUD and Endpoint.CLOUD not in eps.settings:
                     continue  # a real cloud API has no /metrics to sample
                 name = Endpoint.LOCAL.value if endpoint is Endpoint.LOCAL else STANDIN_SERVER

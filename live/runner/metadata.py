@@ -68,10 +68,15 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
             servers={str(c): local_server_settings(options, c) for c in options.concurrency}
             if options.local_url is None
             else {},
+        )
+        if options.provider != "mock"
+        else LocalServers(
+            url="mock provider (offline, answers from the oracle plans)", managed=False, model="mock:oracle"
         ),
         cloud=cloud,
         cloud_standin=standin,
-        labels=["cloud stand-in"] if standin else [],
+        labels=(["cloud stand-in"] if standin and options.provider != "mock" else [])
+        + (["mock provider"] if options.provider == "mock" else []),
         prompts=prompt_texts(),
         options=options_dict,
         hardware={device: probe()},

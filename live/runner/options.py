@@ -95,6 +95,18 @@ class SweepOptions:
     judge_url: str | None = None
     judge_model: str | None = None
     exposure_judge: bool = False
+    # Providers and flags of the Agent Bench command line (live/runner/request_settings.py):
+    provider: str | None = None  # None: the URL given, else a managed server | openai-compatible | mock
+    mock_wrong_rate: float = 0.2  # --provider mock: share of conversations answered wrongly (seeded)
+    categories: list[str] = field(default_factory=list)  # --category (repeatable)
+    local_max_tokens: int | None = None  # per-endpoint caps: replace --max-tokens on that endpoint
+    cloud_max_tokens: int | None = None
+    temperature: float | None = None  # sampling settings sent in every agent request when given
+    top_p: float | None = None
+    request_seed: int | None = None  # the request's `seed` (set by an explicit --seed)
+    reasoning_effort: str | None = None
+    repeat: int = 1  # attempts per (configuration, task): all of them count, as repeats
+    price_table: Path | None = None  # the file --price-table read into `prices` (recorded)
     # Not on the command line (library and test use):
     compaction: str = "none"  # the model agent's context policy ("none" | "drop-old-tool-output")
     cloud_api_key_env: str = "AGBENCH_CLOUD_API_KEY"
@@ -128,7 +140,7 @@ class SweepOptions:
             from agbench.hcl_sub_agent import recorded_sub_agent
 
             kwargs["hcl_sub_agent"] = recorded_sub_agent(data).value
-        for key in ("trajectories", "out", "resume", "runs_root", "tasks_root"):
+        for key in ("trajectories", "out", "resume", "runs_root", "tasks_root", "price_table"):
             if kwargs.get(key) is not None:
                 kwargs[key] = Path(kwargs[key])
         if isinstance(kwargs.get("prices"), dict):
@@ -163,9 +175,19 @@ def select_run_tasks(options: SweepOptions) -> list[Task]:
         planned = plan_suites(
             options.tasks_root or suite_root(), list(options.suites), options.profile, TOOL_NAMES
         )
-        return select_tasks(planned, ids=options.task_ids or None, limit=options.limit, seed=options.seed)
+        return select_tasks(
+            planned,
+            ids=options.task_ids or None,
+            categories=options.categories or None,
+            limit=options.limit,
+            seed=options.seed,
+        )
     return select_tasks(
-        load_suite(options.tasks_root), ids=options.task_ids or None, limit=options.limit, seed=options.seed
+        load_suite(options.tasks_root),
+        ids=options.task_ids or None,
+        categories=options.categories or None,
+        limit=options.limit,
+        seed=options.seed,
     )
 
 
@@ -210,6 +232,9 @@ def validate_options(options: SweepOptions) -> None:
         raise AgbenchError("--time-limit must be positive")
     if options.max_tokens is not None and options.max_tokens < 1:
         raise AgbenchError("--max-tokens must be at least 1")
+    from agbench.live.runner.request_settings import validate_request_settings
+
+    validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
     if options.model_request_timeout <= 0:
         raise AgbenchError("--model-request-timeout must be positive")
     if options.retries < 0:
@@ -253,7 +278,7 @@ def judge_settings_of(options: SweepOptions) -> JudgeSettings:
         model=options.judge_model,
         exposure_judge=options.exposure_judge,
         target_url=options.local_url,
-        target_model=options.local_model,
+        target_model="mock:oracle" if options.provider == "mock" else options.local_model,
         timeout_s=options.model_request_timeout,
     )
 

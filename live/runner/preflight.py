@@ -158,7 +158,7 @@ def endpoint_checks(options: SweepOptions) -> list[EndpointCheck]:
 
 def check_managed_model(options: SweepOptions) -> None:
     """A managed server's model must resolve to a GGUF file (or the server never starts)."""
-    if not options.needs_models:
+    if not options.needs_models or options.provider == "mock":  # the mock provider needs no model
         return
     if options.local_model == AUTO_MODEL and not options.local_url:
         raise PreflightError("--local-model auto needs --local-url (a managed server needs a model name)")

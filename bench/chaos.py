@@ -83,7 +83,9 @@ class Chaos:
         )  # fmt: skip
         self.server = ManagedServer(ServerSettings(n_ctx=4096, n_parallel=1, threads=1), alias=MODEL)
         self.server.start()
-        self.upstream = FaultUpstream(self.server.url, retry_after_s=0.05, stall_s=60)
+        # A stalled request outlasts the stall fault's --model-request-timeout (90 s: well above
+        # a normal SmolLM2 turn on a loaded machine, so only the stalled request times out).
+        self.upstream = FaultUpstream(self.server.url, retry_after_s=0.05, stall_s=300)
         self.baseline: dict[str, str] = {}
 
     def close(self) -> None:
@@ -331,7 +333,7 @@ def main() -> int:
                 "truncated", 1, chaos.first_is(Status.INFRASTRUCTURE_ERROR), "--retries", "0"
             ),
             lambda: chaos.fault_injected(
-                "stall", 1, chaos.first_is(Status.TIMEOUT), "--model-request-timeout", "3"
+                "stall", 1, chaos.first_is(Status.TIMEOUT), "--model-request-timeout", "90"
             ),
             chaos.fault_full_disk,
             chaos.fault_corrupt_journal,

@@ -33,14 +33,21 @@ PROFILES = (FULL_ACTIVE,)
 SUITE_STATUS_KEY = "suite_status"
 SUITE_REASON_KEY = "suite_reason"
 SUITE_ID_KEY = "suite"
+HARNESS_MANIFEST_KEY = "harness_manifest"  # set on a harness suite's one row: its manifest path
 
 
-class SuiteBlocked(AgbenchError):
-    """A task of a suite that may not run; its row gets ``status`` with this message."""
+class AttemptSettled(AgbenchError):
+    """An attempt decided without a sandbox of agbench's own: its row gets ``status``,
+    ``reward`` and this message (a blocked suite, or an external harness that ran)."""
 
-    def __init__(self, status: Status, reason: str) -> None:
+    def __init__(self, status: Status, reason: str, reward: float = 0.0) -> None:
         self.status = status
+        self.reward = reward
         super().__init__(reason)
+
+
+class SuiteBlocked(AttemptSettled):
+    """A task of a suite that may not run; its row gets ``status`` with this message."""
 
 
 @dataclass(frozen=True)
@@ -165,11 +172,15 @@ def plan_suite(
     if problems:
         reason = f"suite {suite.id}: assets failed their checks: " + "; ".join(str(p) for p in problems)
         return [_blocked(t, Status.FAILED_MISSING_ASSETS, reason) for t in tasks]
-    if exposed_tools is not None:
+    if exposed_tools is not None and manifest.adapter != "harness":
         missing = [t for t in manifest.required_tools if t not in exposed_tools]
         if missing:
             reason = f"suite {suite.id}: required tool(s) not exposed by this run: {', '.join(missing)}"
             return [_blocked(t, Status.FAILED_MISSING_REQUIRED_TOOL, reason) for t in tasks]
+    if manifest.adapter == "harness":  # one row: the harness runs its own items (live/launcher)
+        holder = _placeholder(suite)
+        meta = {**holder.metadata, HARNESS_MANIFEST_KEY: str(suite.check.path)}
+        return [dataclasses.replace(holder, metadata=meta)]
     return tasks
 
 
@@ -202,7 +213,9 @@ def raise_if_blocked(task: Task) -> None:
 __all__ = [
     "BUILTIN_SUITE_ID",
     "FULL_ACTIVE",
+    "HARNESS_MANIFEST_KEY",
     "PROFILES",
+    "AttemptSettled",
     "Suite",
     "SuiteBlocked",
     "discover_suites",

@@ -73,7 +73,7 @@ def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path
             token = proxy.register_attempt(ATTEMPT, ())
             return await launch_harness(
                 check.manifest,
-                proxy_base_url=proxy.base_url("local", token, agent="harness"),
+                proxy_base_url=proxy.base_url("local", token, agent="local"),
                 proxy_port=proxy.port,
                 settings=HarnessSettings("smollm2-135m", max_tokens=8, context_limit=1024),
                 out_dir=out,
@@ -88,10 +88,10 @@ def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path
     result = run.result  # type: ignore[attr-defined]
     assert {r["id"] for r in result["items"]} == {"colour", "sum"}
     assert "AGBENCH_BASE_URL" in result["env_seen"] and "AGENT_BENCH_MODEL" in result["env_seen"]
-    # Both calls went through the proxy and were recorded for this attempt, as the harness agent.
+    # Both calls went through the proxy and were recorded for this attempt, as its local agent.
     assert len(records) == 2 and all(r.result.ok for r in records)
     assert {r.key for r in records} == {ATTEMPT}
-    assert {r.agent for r in records} == {"harness"}
+    assert {r.agent for r in records} == {"local"}
     assert len(raw_log.read_text().splitlines()) == 2
     # The key: nowhere in the container's environment or in any file written.
     env = run.container_env  # type: ignore[attr-defined]

@@ -133,9 +133,10 @@ class AttemptRunner:
         Re-raises ``CancelledError`` after writing the row when the sweep was stopped, and
         raises :class:`ServerDied` when a managed server died under the attempt.
         """
+        from agbench.live.launcher.attempt import is_harness_row, run_harness_attempt
         from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
         from agbench.live.sandbox.task_image import TaskImageError
-        from agbench.suites.registry import SuiteBlocked, raise_if_blocked
+        from agbench.suites.registry import AttemptSettled, raise_if_blocked
 
         # The header names the task's category so an attempt cut off by SIGKILL is still
         # reported under it once ``mark_interrupted`` closes it on resume.
@@ -165,10 +166,23 @@ class AttemptRunner:
                 self.recorders[token] = recorder
             try:
                 raise_if_blocked(task)  # a suite that may not run: its strict status, no sandbox
+                if is_harness_row(task):  # an external harness suite: the launcher runs it
+                    await run_harness_attempt(
+                        task,
+                        proxy=eps.proxy,
+                        token=token,
+                        models=eps.models,
+                        api_keys=eps.api_keys,
+                        out_dir=self.store.root / "harness" / attempt_dir.name,
+                        tool_parser=self.options.tool_call_parser,
+                        max_tokens=self.options.max_tokens,
+                        context_limit=self.options.local_ctx,
+                        timeout_s=self.options.external_timeout,
+                    )
                 sandbox = create_sandbox(self.options.backend, task, attempt_dir)
                 await sandbox.start()
-            except SuiteBlocked as exc:
-                status, reason, sandbox = exc.status, str(exc), None
+            except AttemptSettled as exc:
+                status, reward, reason, sandbox = exc.status, exc.reward, str(exc), None
             except MissingRequiredProgram as exc:
                 status, reason, sandbox = Status.FAILED_MISSING_REQUIRED_TOOL, str(exc), None
             except TaskImageError as exc:  # the task's own Dockerfile did not build

@@ -203,8 +203,8 @@ def check_sandbox(backend: str) -> None:
 def check_tasks(tasks: list[Task]) -> None:
     """Every selected task has its environment and verifier on disk."""
     for task in tasks:
-        if task.metadata.get("suite_status"):  # a blocked suite's row-holder runs nothing
-            continue
+        if task.metadata.get("suite_status") or task.metadata.get("harness_manifest"):
+            continue  # a blocked suite's row runs nothing; a harness suite's row runs its harness
         if not task.environment_dir.is_dir():
             raise PreflightError(f"task {task.id}: environment folder missing: {task.environment_dir}")
 

@@ -102,3 +102,30 @@ def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path
     for path in written:
         assert SECRET.encode() not in path.read_bytes(), path
     assert json.loads((out / "agbench-output" / "agbench_result.json").read_text())["score"] == 1.0
+
+
+@pytest.mark.server
+@needs_docker
+def test_harness_suite_is_one_row_of_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`agbench run --suite mini-harness`: the launcher runs as the suite's attempt, its calls are
+    recorded in raw_responses.jsonl and counted in the row, its score is the row's reward."""
+    from click.testing import CliRunner
+
+    from agbench.cli import main
+
+    shutil.copytree(HERE / "external_suite", tmp_path / "tasks" / "mini-harness")
+    monkeypatch.setenv("AGBENCH_TASKS", str(tmp_path / "tasks"))
+    monkeypatch.setenv("AGBENCH_ASSETS", str(tmp_path / "assets"))
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--arch", "LO", "--concurrency", "1", "--suite", "mini-harness", "--max-tokens", "8"]
+    result = CliRunner().invoke(
+        main, [*args, "--external-timeout", "300", "--quiet", "--out", str(tmp_path / "run")]
+    )
+    assert result.exit_code == 0, result.output
+    run_dir = tmp_path / "run"
+    rows = [json.loads(line) for line in (run_dir / "graded_results.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["task"] == "mini-harness:suite"
+    assert rows[0]["status"] == "success" and rows[0]["reward"] == 1.0, rows[0]["reason"]
+    assert rows[0]["prompt_tokens"] > 0  # the harness's calls count as the attempt's
+    assert len((run_dir / "raw_responses.jsonl").read_text().splitlines()) == 2
+    assert list(run_dir.glob("harness/*/agbench-output/agbench_result.json"))

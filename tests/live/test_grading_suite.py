@@ -1,7 +1,7 @@
 """Every verifier of the suite, graded in real bubblewrap grading sandboxes:
 
-- a planted per-user site file, ``.pth`` file or exit hook in /work changes no verdict (the
-  oracle's end state with the hooks planted is graded exactly as without them);
+- a planted per-user site file, ``.pth`` file or exit-hook module in /work changes no verdict
+  (the oracle's end state with them planted still succeeds);
 - no verifier raises (``failed_grader``) when its inputs are missing or hold non-UTF-8 bytes.
 
 One oracle run per task, then three gradings; slow (minutes for the 60 tasks).
@@ -35,10 +35,15 @@ async def _grade_all(task: Task, root: Path) -> list[str]:
     assert answer is not None and oracle.ok, oracle.detail
     inputs = tree_digests(task.environment_dir)
     written = tree_digests(state)
+    # Site files, .pth files and a stand-alone exit-hook module, added next to the oracle's
+    # output; the agent's own files stay as the oracle left them (hooks inside them change
+    # what the agent's code prints, which a verifier rightly fails: ``tasks check`` covers it).
     planted = {}
     for case in generic_cases(task, inputs, written):
-        if "planted" in case.name or "exit hook" in case.name:
+        if "planted" in case.name:
             planted.update(case.write)
+        if "exit hook" in case.name:
+            planted["hook.py"] = case.write["hook.py"]
     everything = sorted(set(inputs) | set(written))
     cases = {
         "planted": Case("adversarial", "planted site files and exit hooks", True, planted),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import random
 import shutil
 import signal
@@ -104,7 +105,11 @@ class Chaos:
         return cmd
 
     def start(self, cmd: list[str]) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(cmd, cwd=self.work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        """A sweep in the background; what it says goes to ``sweeps.log`` in the work folder."""
+        with (self.work / "sweeps.log").open("ab") as log_file:
+            log_file.write(("\n$ " + " ".join(cmd[2:]) + "\n").encode())
+            log_file.flush()
+            return subprocess.Popen(cmd, cwd=self.work, stdout=log_file, stderr=subprocess.STDOUT)
 
     @staticmethod
     def finish(proc: subprocess.Popen[bytes], outcome: Outcome, bound_s: float = RUN_BOUND_S) -> int:
@@ -309,6 +314,7 @@ def orphans(work: Path) -> int:
 
 
 def main() -> int:
+    logging.getLogger("agbench").setLevel(logging.ERROR)  # dropped-line warnings are expected here
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=2)

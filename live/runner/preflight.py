@@ -201,12 +201,12 @@ def check_sandbox(backend: str) -> None:
 
 
 def check_tasks(tasks: list[Task]) -> None:
-    """Every selected task has its environment and verifier on disk."""
+    """Every selected task has its verifier on disk (an environment folder is optional)."""
     for task in tasks:
         if task.metadata.get("suite_status") or task.metadata.get("harness_manifest"):
             continue  # a blocked suite's row runs nothing; a harness suite's row runs its harness
-        if not task.environment_dir.is_dir():
-            raise PreflightError(f"task {task.id}: environment folder missing: {task.environment_dir}")
+        if not task.verifier_dir.is_dir():
+            raise PreflightError(f"task {task.id}: verifier folder missing: {task.verifier_dir}")
 
 
 def check_disk(run_dir: Path, min_free_bytes: int = MIN_FREE_BYTES) -> None:

@@ -43,6 +43,7 @@ from agbench.metrics.outcomes import (
     outcome_metrics,
     scores,
 )
+from agbench.metrics.repeats import repeat_spread, repeats_of
 from agbench.metrics.serving import endpoint_figures, sample_figures, serving_metrics
 from agbench.records import TABLES, columns
 from agbench.store import RunStore
@@ -211,7 +212,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         raise RunDirError(f"run {meta.get('run_id', '?')} has no finished task to summarize")
     tables = {name: with_defaults(frame, name) for name, frame in tables.items() if name in METRIC_COLUMNS}
     task_runs = tables["task_runs"]
-    counted = counted_attempts(task_runs)
+    repeats = repeats_of(meta)  # --repeat N: every repeat counts, and gets its spread
+    counted = counted_attempts(task_runs, repeats)
     if not len(counted):
         raise RunDirError(
             f"run {meta.get('run_id', '?')} has no finished task (all attempts were interrupted)"
@@ -256,6 +258,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         }
         entry["concurrency"] = conc
         entry.update(outcome_metrics(rows, common.get((device, conc), set())))
+        if repeats > 1:
+            entry["repeats"] = repeat_spread(rows)
         entry.update(cost_metrics(rows, prices))
         entry.update(exposure_metrics(rows, exposures.get(key, _empty("exposures"))))
         entry.update(serving_metrics(endpoints.get(key, {}), server.get(key)))

@@ -4,6 +4,7 @@ Paper definitions (DESIGN.md, "Metrics"). An ``interrupted`` attempt never count
 (configuration, task) pair has several finished attempts (a resumed run re-ran it, or the
 runner retried), the last finished one is the result, so a resumed sweep reports the same
 figures as an uninterrupted one.
+With ``--repeat N`` the first N finished attempts of a pair all count, as its repeats.
 """
 
 from __future__ import annotations
@@ -28,11 +29,18 @@ FAILURE_STATUSES = [s.value for s in Status if s not in (Status.SUCCESS, Status.
 _INVALID = {s.value for s in INVALID_FOR_VALID_SCORE}
 
 
-def counted_attempts(task_runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (configuration, task): its last finished attempt, as the result."""
+def counted_attempts(task_runs: pd.DataFrame, repeats: int = 1) -> pd.DataFrame:
+    """One row per (configuration, task): its last finished attempt, as the result.
+
+    ``repeats`` > 1 (``--repeat N``, agbench.metrics.repeats): the pair's first N finished
+    attempts all count, numbered 1..N in a ``repeat`` column."""
     finished = task_runs[task_runs["status"].astype(str) != Status.INTERRUPTED.value]
     ordered = finished.sort_values([*CONFIG_KEYS, "task", "attempt"], kind="stable")
-    out = ordered.drop_duplicates([*CONFIG_KEYS, "task"], keep="last").copy()
+    if repeats > 1:
+        out = ordered.groupby([*CONFIG_KEYS, "task"], sort=False, observed=True).head(repeats).copy()
+        out["repeat"] = out.groupby([*CONFIG_KEYS, "task"], sort=False, observed=True).cumcount() + 1
+    else:
+        out = ordered.drop_duplicates([*CONFIG_KEYS, "task"], keep="last").copy()
     out["status"] = out["status"].astype(str)
     out["wall_s"] = out["t_end"] - out["t_start"]
     return out.reset_index(drop=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agbench.errors import RunDirError
+from agbench.metrics.repeats import repeats_of
 from agbench.report.html import render
 from agbench.report.summary import RunReport, comparison_summary, load_run, run_tags, write_json
 from agbench.report.tables import write_graded_results, write_results_csv
@@ -22,10 +23,11 @@ REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.j
 def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
     """(Re)write one run's report files into its directory."""
     root = report.run_dir
+    repeats = repeats_of(report.summary.get("meta"))  # --repeat N: every repeat is counted
     written = [
         write_json(report.summary, root / "summary.json"),
-        write_results_csv(report.tables["task_runs"], root / "results.csv"),
-        write_graded_results(report.tables["task_runs"], root / "graded_results.jsonl"),
+        write_results_csv(report.tables["task_runs"], root / "results.csv", repeats),
+        write_graded_results(report.tables["task_runs"], root / "graded_results.jsonl", repeats),
     ]
     trace = chrome_trace(read_timeline_tables(root), label=root.name)
     written.append(save_timeline(trace, root))

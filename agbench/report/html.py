@@ -18,7 +18,9 @@ from agbench.hardware import HardwareInventory
 from agbench.metrics import config_of, only_counted
 from agbench.metrics.energy import energy_notes
 from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
+from agbench.metrics.repeats import repeats_of
 from agbench.report import plots
+from agbench.report.repeats_html import repeats_section
 from agbench.report.suite_info import SuiteInfo, TaskInfo
 from agbench.report.summary import RunReport, row_methods
 from agbench.status import MODEL_FAILURES, Status
@@ -237,7 +239,7 @@ def _status_class(status: str) -> str:
 
 def _task_table(report: RunReport, tasks: dict[str, TaskInfo]) -> str:
     """Every counted (configuration, task) result, named as the suite names it."""
-    counted = counted_attempts(report.tables["task_runs"])
+    counted = counted_attempts(report.tables["task_runs"], repeats_of(report.summary.get("meta")))
     info = SuiteInfo(tasks=tasks)
     counted["method"] = row_methods(counted, info)
     head = (
@@ -351,7 +353,8 @@ def _per_config(
         if frame is None or not len(frame):
             continue
         if "attempt" in frame:
-            frame = only_counted(frame, counted_attempts(report.tables["task_runs"]))
+            counted = counted_attempts(report.tables["task_runs"], repeats_of(report.summary.get("meta")))
+            frame = only_counted(frame, counted)
         configs = report.summary["configurations"]
         devices = {c["device"] for c in configs}
         groups = {config_of(key): rows for key, rows in frame.groupby(CONFIG_KEYS, sort=False, observed=True)}
@@ -410,6 +413,7 @@ def render(
             + _scores_table(summary["benchmark_scores"])
         )
     parts.append("<h2>Configurations</h2>" + _config_table(configs, tagged) + _energy_note(configs))
+    parts.append(repeats_section(configs))  # --repeat N: spread and confidence intervals
     parts.append(_figure("Success by architecture × concurrency", plots.success_heatmap(configs)))
     parts.append(_figure("Success by category", plots.category_heatmap(configs)))
     parts.append(

@@ -19,6 +19,7 @@ import pandas as pd
 
 from agbench.metrics import read_tables, summarize
 from agbench.metrics.outcomes import counted_attempts, scores
+from agbench.metrics.repeats import repeats_of
 from agbench.report.judgements import judge_summary, read_judgements, with_judgements
 from agbench.report.suite_info import SuiteInfo, suite_info
 from agbench.status import INVALID_FOR_VALID_SCORE, Status
@@ -43,13 +44,14 @@ def load_run(run_dir: Path) -> RunReport:
     tables = read_tables(store)
     summary = summarize(tables, meta)
     summary["run_dir"] = str(run_dir)
-    counted = counted_attempts(tables["task_runs"])
+    repeats = repeats_of(meta)
+    counted = counted_attempts(tables["task_runs"], repeats)
     info = suite_info(meta, sorted({str(t) for t in counted["task"]}))
     summary["suites"] = info.suites
     summary["task_info"] = {k: dataclasses.asdict(v) for k, v in sorted(info.tasks.items())}
     lines = read_judgements(run_dir)
     tables["task_runs"] = with_judgements(tables["task_runs"], lines)
-    counted = counted_attempts(tables["task_runs"])
+    counted = counted_attempts(tables["task_runs"], repeats)
     summary["benchmark_scores"] = benchmark_scores(counted, info)
     judge = judge_summary(meta, lines)
     if judge is not None:

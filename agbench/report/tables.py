@@ -32,12 +32,13 @@ LEADING_COLUMNS = [
 _INVALID = {s.value for s in INVALID_FOR_VALID_SCORE}
 
 
-def attempt_rows(task_runs: pd.DataFrame) -> pd.DataFrame:
-    """Every attempt with ``wall_s``, ``counted`` and ``valid`` added, contract columns first."""
+def attempt_rows(task_runs: pd.DataFrame, repeats: int = 1) -> pd.DataFrame:
+    """Every attempt with ``wall_s``, ``counted`` and ``valid`` added, contract columns first
+    (``repeats``: the run's ``--repeat``; each of a pair's repeats is counted)."""
     frame = task_runs.copy()
     frame["status"] = frame["status"].astype(str)
     frame["wall_s"] = frame["t_end"] - frame["t_start"]
-    counted = counted_attempts(task_runs)
+    counted = counted_attempts(task_runs, repeats)
     keys = set(
         zip(
             counted["device"],
@@ -68,9 +69,9 @@ def attempt_rows(task_runs: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-def write_results_csv(task_runs: pd.DataFrame, path: Path) -> Path:
+def write_results_csv(task_runs: pd.DataFrame, path: Path, repeats: int = 1) -> Path:
     """One row per attempt; the judge's full exchange stays in graded_results.jsonl."""
-    attempt_rows(task_runs).drop(columns=["judgement"], errors="ignore").to_csv(path, index=False)
+    attempt_rows(task_runs, repeats).drop(columns=["judgement"], errors="ignore").to_csv(path, index=False)
     return path
 
 
@@ -82,10 +83,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def write_graded_results(task_runs: pd.DataFrame, path: Path) -> Path:
+def write_graded_results(task_runs: pd.DataFrame, path: Path, repeats: int = 1) -> Path:
     """One JSON object per attempt: outcome, grade, the verifier's reason and, for judged rows,
     the judge's raw text, parsed JSON, usage and cost (and the exposure judge's findings)."""
-    frame = attempt_rows(task_runs)
+    frame = attempt_rows(task_runs, repeats)
     with path.open("w", encoding="utf-8") as fh:
         for record in frame.to_dict(orient="records"):
             judgement = record.pop("judgement", None)

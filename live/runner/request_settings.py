@@ -70,7 +70,10 @@ def request_extras(options: SweepOptions) -> dict[str, Any]:
 
 def endpoint_cap(options: SweepOptions, endpoint: Endpoint) -> int | None:
     """The endpoint's own ``max_tokens`` (``--local-max-tokens`` / ``--cloud-max-tokens``)."""
-    return options.local_max_tokens if Endpoint(endpoint) is Endpoint.LOCAL else options.cloud_max_tokens
+    cap: int | None = (
+        options.local_max_tokens if Endpoint(endpoint) is Endpoint.LOCAL else options.cloud_max_tokens
+    )
+    return cap
 
 
 class ShapedBackend:

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,7 @@ class Sweep:
         self.progress: Progress | None = None
         self.progress_task: TaskID | None = None
         self.finished: set[tuple[str, str]] = set()
+        self.done: Counter[tuple[str, str]] = Counter()  # finished attempts per pair (--repeat)
         self.last_attempt: dict[tuple[str, str], int] = {}
         self.results: list[TaskRun] = []
         self.attempts = AttemptRunner(
@@ -96,12 +98,18 @@ class Sweep:
         ]
 
     def pending(self, config: Configuration) -> list[Task]:
-        return [t for t in self.tasks if (config.key, t.id) not in self.finished]
+        """The attempts still to run, repeat by repeat: a pair runs until it has ``--repeat``
+        finished attempts (1: a finished pair never runs again; a resume runs only the missing)."""
+        repeats = max(1, self.options.repeat)
+        return [t for r in range(repeats) for t in self.tasks if self.done[(config.key, t.id)] <= r]
 
     async def run(self) -> None:
         # Read the journals once: each pair runs at most once per sweep process, so its next
         # attempt number is known up front (re-reading every journal per attempt is quadratic).
         self.finished = self.store.finished_pairs()
+        for key, status in self.store.attempts().items():
+            if status is not None and status != Status.INTERRUPTED:
+                self.done[key.pair] += 1
         for key in self.store.attempts():
             self.last_attempt[key.pair] = max(self.last_attempt.get(key.pair, 0), key.attempt)
         total = sum(len(self.pending(c)) for c in self.configurations())

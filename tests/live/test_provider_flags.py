@@ -121,9 +121,11 @@ def test_tokens_per_second_is_na_without_a_provider_token_count() -> None:
     ]
 
     async def go() -> Any:
-        async with FakeOpenAIServer([FakeResponse(events=events)]) as fake:
-            async with ChatClient(fake.url, "m") as client:
-                return await client.chat([{"role": "user", "content": "x"}])
+        async with (
+            FakeOpenAIServer([FakeResponse(events=events)]) as fake,
+            ChatClient(fake.url, "m") as client,
+        ):
+            return await client.chat([{"role": "user", "content": "x"}])
 
     result = asyncio.run(go())
     assert result.ok and result.content == "a b c d"
@@ -180,3 +182,51 @@ def test_provider_options_that_cannot_work_are_one_line_errors() -> None:
         result = runner.invoke(main, ["run", *args])
         assert result.exit_code == 2, (args, result.output)
         assert len(result.output.strip().splitlines()) == 1 and needle in result.output, result.output
+
+
+@needs_bwrap
+def test_repeat_counts_every_attempt_and_resume_adds_none(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--provider", "mock", "--limit", "2", "--repeat", "3", "--out", str(out)]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    conf = json.loads((out / "summary.json").read_text())["configurations"][0]
+    spread = conf["repeats"]
+    assert (spread["repeats"], spread["tasks"], spread["attempts"]) == (3, 2, 6)
+    assert conf["tasks"] == 6 and len(spread["success_rate_by_repeat"]) == 3
+    lo, hi = spread["pooled_wilson_ci95"]
+    assert 0.0 <= lo <= conf["success_rate"] <= hi <= 1.0
+    assert spread["success_rate_std"] is not None and spread["ci_method"].startswith("Student t")
+    rows = (out / "results.csv").read_text().splitlines()
+    assert len(rows) == 1 + 6 and all(",True," in r for r in rows[1:])  # each one counted
+    assert "<h2>Repeats</h2>" in (out / "summary.html").read_text()
+    again = CliRunner().invoke(main, ["sweep", "--resume", str(out)], catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    assert len((out / "results.csv").read_text().splitlines()) == 1 + 6  # nothing run twice
+
+
+def test_repeats_are_the_first_finished_attempts_never_interrupted_ones() -> None:
+    import pandas as pd
+
+    from agbench.metrics.outcomes import counted_attempts
+    from agbench.metrics.repeats import repeat_spread, repeats_of
+
+    statuses = ["success", "interrupted", "verification_failed", "success", "success"]
+    frame = pd.DataFrame(
+        {
+            "device": "d",
+            "architecture": "LO",
+            "concurrency": 1,
+            "task": "t",
+            "attempt": [1, 2, 3, 4, 5],
+            "status": statuses,
+            "t_start": 0.0,
+            "t_end": 1.0,
+        }
+    )
+    counted = counted_attempts(frame, repeats=3)
+    assert list(counted["attempt"]) == [1, 3, 4] and list(counted["repeat"]) == [1, 2, 3]
+    assert list(counted_attempts(frame)["attempt"]) == [5]  # without --repeat: the last one
+    spread = repeat_spread(counted)
+    assert spread["success_rate_by_repeat"] == [1.0, 0.0, 1.0] and spread["tasks_sometimes_solved"] == 1
+    assert repeats_of({"options": {"repeat": 3}}) == 3 and repeats_of({}) == 1

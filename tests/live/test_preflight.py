@@ -175,3 +175,16 @@ def test_real_server_lists_its_model(server: ManagedServer) -> None:
     assert check_endpoint(check(server.url, model="auto")) == "smollm2-135m"
     with pytest.raises(PreflightError, match="'smollm2-13m' is not served"):
         check_endpoint(check(server.url, model="smollm2-13m"))
+
+
+def test_task_set_needs_verifiers(tmp_path: Path) -> None:
+    import dataclasses
+
+    from agbench.live.runner.preflight import check_tasks
+    from agbench.task import load_suite
+
+    suite = load_suite()
+    check_tasks(suite)  # every shipped task has its verifier (an environment folder is optional)
+    broken = dataclasses.replace(suite[0], path=tmp_path / suite[0].id)
+    with pytest.raises(PreflightError, match=rf"task {suite[0].id}: verifier folder missing"):
+        check_tasks([broken])

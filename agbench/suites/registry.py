@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agbench.errors import AgbenchError
 from agbench.status import Status
-from agbench.suites.assets import check_assets
+from agbench.suites.assets import check_assets, suite_assets_dir
 from agbench.suites.manifest import MANIFEST_FILE, ManifestCheck, validate_manifest
 from agbench.task import ManifestError, Task, load_task
 
@@ -33,6 +33,7 @@ PROFILES = (FULL_ACTIVE,)
 SUITE_STATUS_KEY = "suite_status"
 SUITE_REASON_KEY = "suite_reason"
 SUITE_ID_KEY = "suite"
+ASSETS_KEY = "assets_dir"  # set on tasks of a suite with assets: its cache folder
 HARNESS_MANIFEST_KEY = "harness_manifest"  # set on a harness suite's one row: its manifest path
 
 
@@ -177,6 +178,9 @@ def plan_suite(
         if missing:
             reason = f"suite {suite.id}: required tool(s) not exposed by this run: {', '.join(missing)}"
             return [_blocked(t, Status.FAILED_MISSING_REQUIRED_TOOL, reason) for t in tasks]
+    if manifest.assets:  # each sandbox gets its suite's assets, read-only (live/sandbox/assets_mount)
+        folder = str(suite_assets_dir(manifest.id, assets))
+        tasks = [dataclasses.replace(t, metadata={**t.metadata, ASSETS_KEY: folder}) for t in tasks]
     if manifest.adapter == "harness":  # one row: the harness runs its own items (live/launcher)
         holder = _placeholder(suite)
         meta = {**holder.metadata, HARNESS_MANIFEST_KEY: str(suite.check.path)}

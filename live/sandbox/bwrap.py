@@ -26,6 +26,7 @@ from pathlib import Path
 
 from agbench.task import Task
 
+from .assets_mount import bwrap_asset_args
 from .base import (
     DEFAULT_PATH,
     PRISTINE_DIR,
@@ -137,6 +138,7 @@ class BwrapSandbox(Sandbox):
             args += self._grading_args()
             for key, value in (env or {}).items():
                 args += ["--setenv", key, value]
+            args += bwrap_asset_args(self.task)  # the suite's assets, read-only
             return [*self._rlimit_prefix, *args, "--chdir", cwd, "--", *cmd]
         if self.task.network:
             args += ["--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
@@ -163,6 +165,7 @@ class BwrapSandbox(Sandbox):
         ]  # fmt: skip
         for key, value in (env or {}).items():
             args += ["--setenv", key, value]
+        args += bwrap_asset_args(self.task)  # the suite's assets, read-only
         args += ["--chdir", cwd, "--", *cmd]
         return [*self._rlimit_prefix, *args]
 

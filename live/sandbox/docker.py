@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from agbench.task import Task
 
+from .assets_mount import with_assets
 from .base import (
     DEFAULT_PATH,
     PRISTINE_DIR,
@@ -224,7 +225,7 @@ class DockerSandbox(Sandbox):
                 nano_cpus=int(limits.cpus * 1e9),
                 security_opt=["no-new-privileges"],
                 working_dir=WORK_DIR,
-                **self._container_config(),
+                **with_assets(self._container_config(), self.task),  # suite assets, read-only
                 labels={"agbench": "sandbox", "agbench.task": self.task.id},
             )
         except docker.errors.DockerException as exc:

@@ -49,7 +49,7 @@ SANDBOX_UID = 1000
 SANDBOX_GID = 1000
 GRADER_UID = 1001  # the bubblewrap grading sandbox's uid: never the agent's
 # Mount points the backends bind over; they must exist in a read-only root.
-MOUNT_POINTS = ("work", "verifier", "solution", "pristine", "tmp", "proc", "dev")
+MOUNT_POINTS = ("work", "verifier", "solution", "pristine", "tmp", "proc", "dev", "benchmark")
 _COMPLETE_MARKER = ".agbench-complete"
 
 

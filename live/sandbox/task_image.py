@@ -16,7 +16,7 @@ context makes a new image, and an unchanged task never builds twice.
 - The build log is kept next to the cache (``<cache>/task-images/<tag>.log``); a failed build is
   :class:`TaskImageError` (status ``failed_setup``) with the log's last lines.
 - The build timeout is the task's ``build_timeout_s`` (default 600 s).
-- The exported root filesystem lives under ``<cache>/rootfs/task-<id>-<hash>`` (exported once,
+- The exported root filesystem lives under ``<cache>/rootfs/task-<hash>`` (exported once,
   with the mount points and the sandbox user the backends need, like the base root filesystem).
 """
 
@@ -41,6 +41,7 @@ from .images import (
     MOUNT_POINTS,
     SANDBOX_GID,
     SANDBOX_UID,
+    _ensure_mount_points,
     _locked,
     cache_root,
     ensure_docker_image,
@@ -90,7 +91,8 @@ def _slug(task_id: str) -> str:
 
 
 def task_image_tag(task: Task) -> str:
-    return f"{TASK_IMAGE_REPOSITORY}-{_slug(task.id)}:{context_digest(task)[:16]}"
+    """Keyed by content only: tasks with identical build contexts share one image."""
+    return f"{TASK_IMAGE_REPOSITORY}:{context_digest(task)[:16]}"
 
 
 def build_timeout_s(task: Task) -> float:
@@ -226,7 +228,7 @@ def ensure_task_image(client: Any, task: Task) -> str:
 
 
 def task_rootfs_dir(task: Task) -> Path:
-    return cache_root() / "rootfs" / f"task-{_slug(task.id)}-{context_digest(task)[:16]}"
+    return cache_root() / "rootfs" / f"task-{context_digest(task)[:16]}"
 
 
 def _finish_exported(root: Path) -> None:
@@ -235,18 +237,22 @@ def _finish_exported(root: Path) -> None:
         target = root / name
         if target.is_symlink() or (target.exists() and not target.is_dir()):
             target.unlink()
-        target.mkdir(exist_ok=True)
+        if not target.is_dir():
+            target.mkdir()
     passwd = root / "etc" / "passwd"
     if passwd.is_file() and f":{SANDBOX_UID}:" not in passwd.read_text():
         with open(passwd, "a") as fh:
             fh.write(f"agent:x:{SANDBOX_UID}:{SANDBOX_GID}:agent:/work:/bin/bash\n")
         with open(root / "etc" / "group", "a") as fh:
             fh.write(f"agent:x:{SANDBOX_GID}:\n")
-    resolv = root / "etc" / "resolv.conf"
-    if resolv.is_symlink():
-        resolv.unlink()
-    with contextlib.suppress(OSError):
-        resolv.write_text("")
+    # Docker's export leaves its own (empty) hostname and resolver files: as in the base root.
+    for name, text in (("resolv.conf", ""), ("hostname", "sandbox\n")):
+        path = root / "etc" / name
+        if path.is_symlink():
+            path.unlink()
+        with contextlib.suppress(OSError):
+            if not path.is_file() or path.read_text() != text:  # never rewrite a file in use
+                path.write_text(text)
 
 
 def export_rootfs(client: Any, image: str, target: Path) -> Path:
@@ -292,6 +298,8 @@ def ensure_task_rootfs(task: Task) -> Path:
     first use through the shared Docker daemon)."""
     target = task_rootfs_dir(task)
     if (target / _COMPLETE_MARKER).is_file():
+        _ensure_mount_points(target)  # mount points added since it was exported
+        _finish_exported(target)  # idempotent: an export made by an older agbench is brought up to date
         return target
     from .docker import shared_daemon
 

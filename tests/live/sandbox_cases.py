@@ -57,7 +57,7 @@ def write_tiny_task(root: Path, *, required: tuple[str, ...] = ("python3",), tok
     env = root / "environment"
     env.mkdir(exist_ok=True)
     (env / "numbers.txt").write_text("20\n22\n")
-    (env / "Dockerfile").write_text("FROM scratch\n")
+    (env / "Dockerfile").write_text("FROM agbench/base\n")  # built: the task image is the base
     ver = root / "verifier"
     ver.mkdir(exist_ok=True)
     (ver / "verify.py").write_text(

@@ -365,3 +365,57 @@ def test_official_openai_client_through_the_proxy(tmp_path: Path) -> None:
     with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=1, threads=1)) as server:
         asyncio.run(go(server.url))
     assert len(records) == 2 and all(r.result.ok for r in records)
+
+
+# --- assets inside the sandbox -------------------------------------------------------------------
+
+READ_ASSET = """import pathlib
+data = pathlib.Path('/benchmark/assets/data/table.csv').read_text()
+try:
+    pathlib.Path('/benchmark/assets/planted.txt').write_text('x')
+    mode = 'writable'
+except OSError:
+    mode = 'read-only'
+pathlib.Path('out.txt').write_text(data + mode)
+print('done')
+"""
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param("bwrap", marks=pytest.mark.skipif(not has_bwrap, reason="needs bwrap")),
+        pytest.param("docker", marks=[needs_docker, pytest.mark.docker]),
+    ],
+)
+def test_sandbox_sees_only_its_suites_assets_read_only(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = b"a,b\n1,2\n"
+    root, cache = tmp_path / "tasks", tmp_path / "assets"
+    asset = {"path": "data/table.csv", "sha256": hashlib.sha256(data).hexdigest(), "from": "data/table.csv"}
+    folder = make_suite(root, "asset-suite", "asset-task", assets=[asset])
+    (folder / "data").mkdir()
+    (folder / "data" / "table.csv").write_bytes(data)
+    task = folder / "terminal" / "asset-task"
+    (task / "solution" / "solve.py").write_text(READ_ASSET)
+    (task / "verifier" / "verify.py").write_text(
+        "import json, pathlib\np = pathlib.Path('out.txt')\n"
+        "ok = p.is_file() and p.read_text() == 'a,b\\n1,2\\nread-only'\n"
+        "print(json.dumps({'reward': float(ok), 'reason': p.read_text() if p.is_file() else 'none'}))\n"
+    )
+    make_suite(root, "other-suite", "other-task")  # no assets: no mount
+    monkeypatch.setenv("AGBENCH_TASKS", str(root))
+    monkeypatch.setenv("AGBENCH_ASSETS", str(cache))
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--arch", "LO", "--concurrency", "1", "--agent", "oracle", "--backend", backend, "--quiet"]
+    args += ["--suite", "asset-suite", "--suite", "other-suite", "--out", str(tmp_path / "run")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    rows = {
+        r["task"]: r
+        for r in map(json.loads, (tmp_path / "run" / "graded_results.jsonl").read_text().splitlines())
+    }
+    assert rows["asset-task"]["status"] == Status.SUCCESS, rows["asset-task"]["reason"]
+    assert rows["other-task"]["status"] == Status.SUCCESS
+    assert not (cache / "asset-suite" / "planted.txt").exists()

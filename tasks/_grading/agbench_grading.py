@@ -275,6 +275,15 @@ def _can_switch_uid() -> bool:
     return False
 
 
+def _scratch_base(drop: bool) -> str | None:
+    """Where the agent code's private copy goes: TMPDIR, unless uid 65534 could not reach it
+    there (a host-side check under a private temp dir), then /tmp."""
+    base = Path(tempfile.gettempdir()).resolve()
+    if not drop or all(p.stat().st_mode & 0o001 for p in (base, *base.parents)):
+        return None
+    return "/tmp"
+
+
 def _chown_tree(root: str, uid: int) -> None:
     os.lchown(root, uid, uid)
     for dirpath, dirnames, filenames in os.walk(root):
@@ -303,7 +312,8 @@ def run_agent_code(
     own user and pid namespace; either way it cannot signal, trace or write into the verifier.
     It gets its own session and process group, is killed with its children at ``timeout_s``, and its stdout and
     stderr go to files, never to the verifier's stdout. Agent misbehaviour never raises."""
-    scratch = tempfile.mkdtemp(prefix="agent-run-")
+    drop = _can_switch_uid()
+    scratch = tempfile.mkdtemp(prefix="agent-run-", dir=_scratch_base(drop))
     try:
         work = os.path.join(scratch, "work")
         try:
@@ -318,7 +328,6 @@ def run_agent_code(
         tmp = os.path.join(scratch, "tmp")
         os.makedirs(home)
         os.makedirs(tmp)
-        drop = _can_switch_uid()
         if not drop:
             argv = [sys.executable or "python3", "-I", "-c", _NAMESPACE_LAUNCHER, *argv]
         if drop:

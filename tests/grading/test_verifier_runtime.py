@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -195,3 +196,16 @@ def test_agent_code_cannot_signal_the_verifier(tmp_path: Path, monkeypatch: pyte
     assert "survived-attempt" in run.stdout_text or run.exit_code != 0
     # Reaching this line is the assertion: this process (the "verifier") was not killed.
     assert os.getpid() > 0
+
+
+def test_agent_code_runs_when_tmpdir_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host-side check may set TMPDIR to a 0700 folder uid 65534 cannot enter."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "in.txt").write_text("seen")
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    run = run_agent_code(["cat", "in.txt"])
+    assert (run.exit_code, run.stdout_text) == (0, "seen"), run

@@ -327,7 +327,10 @@ class AttemptRunner:
             tools = [t.name for t in default_tools(task, self.corpus_dir)]
         except AgbenchError:
             return ["tools"]
-        return missing_capabilities(task, tools=tools, corpus_available=self.corpus_dir.is_dir())
+        # Both sandbox backends build a task's environment/Dockerfile (live/sandbox/task_image.py).
+        return missing_capabilities(
+            task, tools=tools, corpus_available=self.corpus_dir.is_dir(), builds_environment_image=True
+        )
 
     def _note_limits(self, sandbox: Sandbox) -> None:
         """Count the sandbox limits that took effect (run.json ``sandbox_limits``: line -> attempts)."""

@@ -36,10 +36,13 @@ def redact_url(url: str | None) -> str | None:
 def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Task]) -> RunMeta:
     """The sweep's run.json: configurations, servers, cloud, prompts, options and host."""
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
-    standin = uses_cloud and not options.cloud_url
+    mock = options.provider == "mock"  # the mock provider answers for both endpoints
+    standin = uses_cloud and not options.cloud_url and not mock
     cloud = CloudSettings(
-        url=redact_url(options.cloud_url),
-        model=options.cloud_model or (CLOUD_STANDIN_ALIAS if standin else CloudSettings().model),
+        url="mock provider (offline)" if mock and uses_cloud else redact_url(options.cloud_url),
+        model="mock:oracle"
+        if mock
+        else options.cloud_model or (CLOUD_STANDIN_ALIAS if standin else CloudSettings().model),
         api_key_env=options.cloud_api_key_env,
         prices=options.prices,
         standin=standin,
@@ -69,14 +72,13 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
             if options.local_url is None
             else {},
         )
-        if options.provider != "mock"
+        if not mock
         else LocalServers(
             url="mock provider (offline, answers from the oracle plans)", managed=False, model="mock:oracle"
         ),
         cloud=cloud,
         cloud_standin=standin,
-        labels=(["cloud stand-in"] if standin and options.provider != "mock" else [])
-        + (["mock provider"] if options.provider == "mock" else []),
+        labels=(["cloud stand-in"] if standin else []) + (["mock provider"] if mock else []),
         prompts=prompt_texts(),
         options=options_dict,
         hardware={device: probe()},

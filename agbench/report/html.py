@@ -97,7 +97,7 @@ _TABLE_COLUMNS: list[tuple[str, str, Callable[[Any], str]]] = [
     ("cloud_calls", "cloud calls", _fmt),
     ("exposure_ratio", "exposure", _pct),
     ("ttft_p50_s", "local TTFT p50 s", _fmt),
-    ("output_tok_s_p50", "local tok/s p50", _fmt),
+    ("output_tok_s_p50", "local tok/s p50", lambda v: "n/a" if v is None else _fmt(v)),  # no token count
     ("cloud_ttft_p50_s", "cloud TTFT p50 s", _fmt),
     ("kv_peak_fraction", "KV peak", _pct),
     ("local_context_errors", "local ctx errors", _fmt),

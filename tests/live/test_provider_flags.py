@@ -230,3 +230,13 @@ def test_repeats_are_the_first_finished_attempts_never_interrupted_ones() -> Non
     spread = repeat_spread(counted)
     assert spread["success_rate_by_repeat"] == [1.0, 0.0, 1.0] and spread["tasks_sometimes_solved"] == 1
     assert repeats_of({"options": {"repeat": 3}}) == 3 and repeats_of({}) == 1
+
+
+def test_mock_provider_answers_a_same_as_target_judge_with_valid_json() -> None:
+    from agbench.live.judge.client import REQUEST_MARK
+
+    mock = MockProvider(load_suite()[:1])
+    request = {"answer": "42 apples", "rubric": "must include: 42", "instruction": "count"}
+    message = {"role": "user", "content": "grade this\n" + REQUEST_MARK + json.dumps(request)}
+    verdict = json.loads(mock.reply({"messages": [message]})["content"])
+    assert verdict["pass"] is True and verdict["score"] == 1.0

@@ -104,8 +104,12 @@ class AttemptKey:
     attempt: int
 
     @classmethod
-    def of(cls, run_id: str, device: str, architecture: str, concurrency: int, task: str, attempt: int) -> AttemptKey:
-        return cls(run_id, Configuration(device, Architecture(architecture), int(concurrency)), task, int(attempt))
+    def of(
+        cls, run_id: str, device: str, architecture: str, concurrency: int, task: str, attempt: int
+    ) -> AttemptKey:
+        return cls(
+            run_id, Configuration(device, Architecture(architecture), int(concurrency)), task, int(attempt)
+        )
 
     @property
     def scope(self) -> RunScope:

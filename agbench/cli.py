@@ -74,9 +74,7 @@ def tasks_list(as_json: bool, category: str | None) -> None:
     if category is not None and category not in CATEGORIES:
         raise AgbenchError(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
     suites = discover_suites(suite_root())
-    rows = [
-        (s, t) for s in suites for t in s.tasks if category is None or t.category == category
-    ]
+    rows = [(s, t) for s in suites for t in s.tasks if category is None or t.category == category]
     if as_json:
         out = [
             {
@@ -94,7 +92,11 @@ def tasks_list(as_json: bool, category: str | None) -> None:
         for s in suites:
             if s.check is None and not s.tasks:
                 continue  # a task root holding only suites
-            state = "ok" if s.manifest_ok else ("no manifest" if s.check is None else "failed_manifest_validation")
+            state = (
+                "ok"
+                if s.manifest_ok
+                else ("no manifest" if s.check is None else "failed_manifest_validation")
+            )
             click.echo(f"suite {s.id}: {len(s.tasks)} tasks, manifest {state}")
         for s, t in rows:
             click.echo(f"{t.id:40s} {t.category:12s} {t.difficulty:7s} {','.join(t.resources):14s} {s.id}")
@@ -104,7 +106,9 @@ def tasks_list(as_json: bool, category: str | None) -> None:
         for problem in s.task_errors:
             click.echo(f"skipped: {problem}", err=True)
     tasks_ = [t for _, t in rows]
-    click.echo(f"{len(tasks_)} tasks, {sum(len(t.sensitive_items) for t in tasks_)} sensitive items", err=True)
+    click.echo(
+        f"{len(tasks_)} tasks, {sum(len(t.sensitive_items) for t in tasks_)} sensitive items", err=True
+    )
 
 
 @tasks.command("check")
@@ -161,7 +165,9 @@ def tasks_import_harbor(paths: tuple[Path, ...], suite: str | None, category: st
         click.echo(f"skipped: {problem}", err=True)
     if report.manifest_written:
         click.echo(f"wrote {report.folder / 'manifest.json'}")
-    click.echo(f"suite {report.suite}: {len(report.imported)} imported, {len(report.skipped)} skipped", err=True)
+    click.echo(
+        f"suite {report.suite}: {len(report.imported)} imported, {len(report.skipped)} skipped", err=True
+    )
     if not report.imported:
         sys.exit(1)
 
@@ -221,7 +227,10 @@ def _run_options(func: F) -> F:
         ),
         click.option("--suite", "suites", multiple=True, help="Run this suite, by id or name (repeatable)."),
         click.option(
-            "--profile", type=click.Choice(["full_active"]), default=None, help="full_active: every active suite."
+            "--profile",
+            type=click.Choice(["full_active"]),
+            default=None,
+            help="full_active: every active suite.",
         ),
         click.option(
             "--external-timeout",

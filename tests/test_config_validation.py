@@ -54,7 +54,12 @@ def test_every_shipped_scenario_is_valid() -> None:
         ("server", "n_parallel", "-4", r"\.server: n_parallel = -4: .* \(allowed: an integer >= 0, slots"),
         ("server", "threads", '"2"', r"\.server: threads = '2': Input should be a valid integer"),
         ("device", "bandwidth_efficiency", "1.5", r"\.device: bandwidth_efficiency = 1.5: .*<= 1"),
-        ("server", "slot_policy", '"lru"', r"\.server: slot_policy = 'lru' \(allowed: one of 'llama-cpp', 'sticky'\)"),
+        (
+            "server",
+            "slot_policy",
+            '"lru"',
+            r"\.server: slot_policy = 'lru' \(allowed: one of 'llama-cpp', 'sticky'\)",
+        ),
         ("cloud.prices", "output_per_m", "-0.4", r"\.cloud\.prices: output_per_m = -0\.4: .*USD per million"),
     ],
 )

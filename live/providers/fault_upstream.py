@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
+import sys
 import threading
 import time
 from collections import deque
@@ -43,6 +44,14 @@ def scripted_answer(
         },
     ]
     return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A client that went away (a killed harness) is expected here, not an error to print."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class FaultUpstream:
@@ -79,7 +88,7 @@ class FaultUpstream:
                     else:
                         owner._forward(self, body)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

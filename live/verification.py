@@ -98,6 +98,10 @@ def prepare_verifier_dir(task: Task, answer: str, dest: Path) -> Path:
     copy_tree(task.verifier_dir, dest)
     shutil.copy2(GRADING_MODULE, dest / GRADING_MODULE.name)
     (dest / ANSWER_FILE).write_text(answer, encoding="utf-8")
+    # Only the verifier's own uid may enter: agent code a verifier runs as another uid (65534
+    # under Docker and on a host) cannot read the expected values. (Under bubblewrap the
+    # verifier and that code share a uid; there the code runs in a private root instead.)
+    os.chmod(dest, 0o700)
     return dest
 
 

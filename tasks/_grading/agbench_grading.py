@@ -235,21 +235,65 @@ class AgentRun:
         return self.stderr.decode("utf-8", errors="replace")
 
 
-# Runs the agent's program as pid 1 of a new user + pid namespace (uid 65534 there), for a
-# grading sandbox whose verifier cannot switch uid (bubblewrap maps a single uid): the program
-# can then neither signal the verifier nor ptrace it, and dies with the launcher.
+# Runs the agent's program as pid 1 of a new user + pid + mount namespace (uid 65534 there),
+# chrooted into a private root, for a grading sandbox whose verifier cannot switch uid
+# (bubblewrap maps a single uid): the program can then neither signal the verifier nor ptrace
+# it, cannot see /verifier (nor reach it through another process's /proc entries: the private
+# root has no /proc), and dies with the launcher. It refuses to run (exit 126) where any of
+# that cannot be set up: running agent code unisolated is never the fallback.
 _NAMESPACE_LAUNCHER = """
 import ctypes, os, signal, sys
 libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+NEWNS, NEWUSER, NEWPID = 0x00020000, 0x10000000, 0x20000000
+BIND, REC, PRIVATE, NOSUID, NODEV = 4096, 16384, 1 << 18, 2, 4
+
+
+def fail(what):
+    sys.stderr.write(f"agent code not isolated: {what}: {os.strerror(ctypes.get_errno())}\\n")
+    os._exit(126)
+
+
+def mount(src, dst, fstype, flags):
+    if libc.mount(src, dst.encode(), fstype, flags, None) != 0:
+        fail(f"mount {dst}")
+
+
 uid, gid = os.geteuid(), os.getegid()
-if libc.unshare(0x10000000 | 0x20000000) == 0:
-    for name, text in (("setgroups", "deny"), ("uid_map", f"65534 {uid} 1"), ("gid_map", f"65534 {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as fh:
-            fh.write(text)
+if libc.unshare(NEWUSER | NEWPID | NEWNS) != 0:
+    fail("unshare")
+for name, text in (("setgroups", "deny"), ("uid_map", f"65534 {uid} 1"), ("gid_map", f"65534 {gid} 1")):
+    with open(f"/proc/self/{name}", "w") as fh:
+        fh.write(text)
+mount(None, "/", None, REC | PRIVATE)
+cwd = os.getcwd()
+scratch = os.path.dirname(cwd)
+root = scratch + ".root"
+os.makedirs(root, exist_ok=True)
+mount(b"tmpfs", root, b"tmpfs", NOSUID | NODEV)
+# A root of its own: the system folders and the private copy, and nothing else of the grading
+# sandbox (no /verifier, /pristine, /work, no /proc through which another process's view is
+# reachable), so the agent's code cannot read what the verifier holds.
+for top in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt", "dev"):
+    if os.path.isdir("/" + top) and not os.path.islink("/" + top):
+        os.makedirs(root + "/" + top, exist_ok=True)
+        mount(("/" + top).encode(), root + "/" + top, None, BIND | REC)
+    elif os.path.islink("/" + top):
+        os.symlink(os.readlink("/" + top), root + "/" + top)
+os.makedirs(root + "/tmp", exist_ok=True)
+mount(b"tmpfs", root + "/tmp", b"tmpfs", NOSUID | NODEV)
+os.makedirs(root + scratch, exist_ok=True)  # the private copy at its own path (under /tmp)
+mount(scratch.encode(), root + scratch, None, BIND | REC)
 pid = os.fork()
 if pid == 0:
     libc.prctl(1, signal.SIGKILL)
     os.setsid()
+    try:
+        os.chroot(root)
+        os.chdir(cwd)
+    except OSError as exc:
+        sys.stderr.write(f"agent code not isolated: chroot: {exc}\\n")
+        os._exit(126)
     try:
         os.execvp(sys.argv[1], sys.argv[1:])
     except OSError as exc:
@@ -375,6 +419,7 @@ def run_agent_code(
         return AgentRun(code, _read_capped(out_path), _read_capped(err_path), timed_out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch + ".root", ignore_errors=True)  # the launcher's private root (empty)
 
 
 # --------------------------------------------------------------------------- numbers

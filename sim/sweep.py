@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.config import Architecture
-from agbench.errors import AgbenchError
+from agbench.sim import ray_cluster
 from agbench.sim.engine import SimResult, simulate
 from agbench.sim.metrics_out import write_run
 from agbench.sim.scenario import Scenario, load_scenario
@@ -56,17 +56,7 @@ def run_jobs(jobs: Sequence[SimJob], *, workers: int = 1, ray: str | None = None
 
 
 def _run_on_ray(jobs: Sequence[SimJob], address: str) -> list[SimResult]:
-    try:
-        import ray as ray_mod
-    except ImportError:
-        raise AgbenchError(
-            "--ray needs Ray: pip install 'agbench[ray]' (or drop --ray to use local processes)"
-        ) from None
-    if not ray_mod.is_initialized():
-        if address == "local":
-            ray_mod.init(include_dashboard=False, log_to_driver=False)
-        else:
-            ray_mod.init(address=address, log_to_driver=False)
+    ray_mod = ray_cluster.connect(address)
     remote = ray_mod.remote(_run_job)
     return list(ray_mod.get([remote.remote(job) for job in jobs]))
 

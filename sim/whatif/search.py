@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.sim import ray_cluster
 from agbench.sim.profiles import Profile
 from agbench.sim.scenario import load_scenario
 from agbench.sim.whatif.evaluate import PointResult, evaluate_chunk
@@ -75,17 +76,7 @@ def _on_ray(
     seed: int,
     address: str,
 ) -> list[PointResult]:
-    try:
-        import ray as ray_mod
-    except ImportError:
-        raise AgbenchError(
-            "--ray needs Ray: pip install 'agbench[ray]' (or drop --ray to use local processes)"
-        ) from None
-    if not ray_mod.is_initialized():
-        if address == "local":
-            ray_mod.init(include_dashboard=False, log_to_driver=False)
-        else:
-            ray_mod.init(address=address, log_to_driver=False)
+    ray_mod = ray_cluster.connect(address)
     remote = ray_mod.remote(evaluate_chunk)
     bases_ref, workloads_ref = ray_mod.put(bases), ray_mod.put(workloads)
     parts = ray_mod.get([remote.remote(chunk, bases_ref, workloads_ref, seed) for chunk in chunks])

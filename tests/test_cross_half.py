@@ -37,22 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TASKS = ("calc-fuel-consumption", "calc-loan-annuity")  # two-step oracle plans: cheap to replay
 ARCHS = "LO,CO,HCL,HLL"
 #: Short turns (as tests/live/test_replay.py's): the live half takes about a minute on 2 cores.
-TINY_PROFILE = """
-name = "tiny"
-jitter = 0.2
-[defaults]
-system_prompt_tokens = 96
-instruction_tokens = 48
-tool_result_tokens = 40
-output_tokens = 8
-answer_tokens = 8
-[hybrid]
-delegate_instruction_tokens = 16
-delegate_report_tokens = 12
-consult_question_tokens = 16
-consult_prompt_tokens = 64
-consult_answer_tokens = 16
-"""
+TINY_PROFILE = (ROOT / "tests" / "live" / "tiny_profile.toml").read_text()
 
 #: The vocabulary columns of each trace table, and the core enum their values must belong to.
 VOCABULARY: dict[tuple[str, str], type] = {

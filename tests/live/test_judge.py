@@ -42,22 +42,7 @@ from agbench.task import load_task, suite_root
 
 VALID = '{"pass": true, "score": 1, "reason": "all there"}'
 # A small synthesis profile (as the replay tests use), so a replayed attempt is short.
-TINY_PROFILE = """
-name = "tiny"
-jitter = 0.2
-[defaults]
-system_prompt_tokens = 96
-instruction_tokens = 48
-tool_result_tokens = 40
-output_tokens = 8
-answer_tokens = 8
-[hybrid]
-delegate_instruction_tokens = 16
-delegate_report_tokens = 12
-consult_question_tokens = 16
-consult_prompt_tokens = 64
-consult_answer_tokens = 16
-"""
+TINY_PROFILE = (Path(__file__).parent / "tiny_profile.toml").read_text()
 
 
 def run(coro: Any) -> Any:

@@ -52,22 +52,7 @@ pytestmark = [
 TOLERANCE = 0.02
 #: A profile of short turns for the C = 1 checks, so they take seconds on 2 cores; the C = 8
 #: check uses the default profile, whose sizes the sizing rule is about.
-TINY_PROFILE = """
-name = "tiny"
-jitter = 0.2
-[defaults]
-system_prompt_tokens = 96
-instruction_tokens = 48
-tool_result_tokens = 40
-output_tokens = 8
-answer_tokens = 8
-[hybrid]
-delegate_instruction_tokens = 16
-delegate_report_tokens = 12
-consult_question_tokens = 16
-consult_prompt_tokens = 64
-consult_answer_tokens = 16
-"""
+TINY_PROFILE = (Path(__file__).parent / "tiny_profile.toml").read_text()
 
 
 def steps(traj: Trajectory) -> list[tuple[str, dict[str, Any]]]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agbench.config import PriceTable
+from agbench.live.agents.base import ChatBackend
 from agbench.live.judge.schema import JudgeParseError, parse_reply
 from agbench.live.providers.openai_compatible import ChatResult
 
@@ -29,20 +30,11 @@ REQUEST_MARK = "REQUEST (JSON):"
 DEFAULT_MAX_TOKENS = 512
 
 
-class JudgeBackend(Protocol):
-    """What a judge needs of a chat endpoint (``ChatClient`` and the mock judge have it)."""
+class JudgeBackend(ChatBackend, Protocol):
+    """What a judge needs of a chat endpoint: an agent's ``chat()`` and the name of its model
+    (``ChatClient`` and the mock judge have both)."""
 
     model: str
-
-    async def chat(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        tools: list[dict[str, Any]] | None = None,
-        max_tokens: int | None = None,
-        extra_body: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> ChatResult: ...
 
 
 @dataclass

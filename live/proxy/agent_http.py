@@ -57,11 +57,7 @@ class AgentRequest:
     conn: AgentConnection
 
     def header(self, name: str) -> str | None:
-        name = name.lower()
-        for k, v in self.headers:
-            if k.lower() == name:
-                return v
-        return None
+        return header_value(self.headers, name)
 
     @property
     def path(self) -> str:
@@ -136,6 +132,15 @@ async def _read_body(request: AgentRequest, reader: asyncio.StreamReader) -> byt
     if length > MAX_BODY_BYTES:
         raise BadRequest("body too large")
     return await reader.readexactly(length) if length > 0 else b""
+
+
+def header_value(headers: list[tuple[str, str]], name: str) -> str | None:
+    """The first value of header ``name`` (any case): HTTP/1.1 header names are case-insensitive."""
+    name = name.lower()
+    for k, v in headers:
+        if k.lower() == name:
+            return v
+    return None
 
 
 def reason_phrase(status: int) -> str:

@@ -18,6 +18,8 @@ import ssl
 import urllib.parse
 from collections.abc import AsyncIterator
 
+from agbench.live.proxy.agent_http import header_value
+
 _READ_LIMIT = 1 << 20
 
 
@@ -57,11 +59,7 @@ class Http1Response:
         self._keep = True  # False when the body ends with the connection
 
     def header(self, name: str) -> str | None:
-        name = name.lower()
-        for k, v in self.headers:
-            if k.lower() == name:
-                return v
-        return None
+        return header_value(self.headers, name)
 
     async def body(self) -> AsyncIterator[bytes]:
         """The body in pieces as they arrive (chunk framing removed)."""

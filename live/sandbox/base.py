@@ -191,23 +191,12 @@ class Sandbox(abc.ABC):
 
     async def start(self) -> None:
         """Create the environment, then check the task's required programs are there."""
-        if self.grading is not None:  # a grading twin reuses the attempt's work dir as is
+        twin = self.grading is not None  # a grading twin reuses the attempt's work dir as is
+        if not twin:
             try:
-                await self._start()
-            except SandboxError:
-                await self.destroy()
-                raise
-            except Exception as exc:
-                await self.destroy()
-                raise SandboxError(
-                    f"{self.backend} grading sandbox for {self.task.id} failed to start: {exc}"
-                ) from exc
-            self.started = True
-            return
-        try:
-            self._prepare_host_dirs()
-        except OSError as exc:
-            raise SandboxError(f"could not prepare {self.attempt_dir} for {self.task.id}: {exc}") from exc
+                self._prepare_host_dirs()
+            except OSError as exc:
+                raise SandboxError(f"could not prepare {self.attempt_dir} for {self.task.id}: {exc}") from exc
         try:
             await self._start()
         except SandboxError:
@@ -215,9 +204,11 @@ class Sandbox(abc.ABC):
             raise
         except Exception as exc:
             await self.destroy()
-            raise SandboxError(f"{self.backend} sandbox for {self.task.id} failed to start: {exc}") from exc
+            what = "grading sandbox" if twin else "sandbox"
+            raise SandboxError(f"{self.backend} {what} for {self.task.id} failed to start: {exc}") from exc
         self.started = True
-        await self._check_required_programs()
+        if not twin:
+            await self._check_required_programs()
 
     def _rootfs_for_checks(self) -> Path | None:
         """The host copy of the sandbox's root filesystem, when the backend knows it."""

@@ -1,69 +1,21 @@
-"""Report files of a run: ``summary.json``, ``results.csv``, ``graded_results.jsonl`` and a
-static ``summary.html``; several runs together also get a side-by-side comparison.
+"""Report files of a run: ``summary.json``, ``results.csv``, ``graded_results.jsonl``,
+``timeline.json`` and a static ``summary.html``; several runs together also get a comparison.
 
-``write_reports`` is what ``agbench report RUN_DIR...`` calls, and what the live runner and
-the simulator call when a run ends.
+The writers live in ``agbench.report.writer`` and are loaded on first use: importing a light
+submodule (``agbench.report.judgements``, say) must not pull in matplotlib, or every command
+that merely records a run would pay seconds of import time before its first request.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from agbench.errors import RunDirError
-from agbench.metrics.repeats import repeats_of
-from agbench.report.html import render
-from agbench.report.summary import RunReport, comparison_summary, load_run, run_tags, write_json
-from agbench.report.tables import write_graded_results, write_results_csv
-from agbench.report.timeline_svg import timeline_svg
-from agbench.timeline import TIMELINE_FILE, chrome_trace, read_timeline_tables, save_timeline
-
-REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.jsonl", TIMELINE_FILE)
-
-
-def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
-    """(Re)write one run's report files into its directory."""
-    root = report.run_dir
-    repeats = repeats_of(report.summary.get("meta"))  # --repeat N: every repeat is counted
-    written = [
-        write_json(report.summary, root / "summary.json"),
-        write_results_csv(report.tables["task_runs"], root / "results.csv", repeats),
-        write_graded_results(report.tables["task_runs"], root / "graded_results.jsonl", repeats),
-    ]
-    trace = chrome_trace(read_timeline_tables(root), label=root.name)
-    written.append(save_timeline(trace, root))
-    page = root / "summary.html"
-    page.write_text(
-        render(
-            report.summary, [(tag or str(report.summary["source"]), report)], timeline=timeline_svg(trace)
-        ),
-        encoding="utf-8",
-    )
-    written.append(page)
-    return written
-
-
-def write_reports(run_dirs: list[Path], out_dir: Path | None = None) -> list[Path]:
-    """Write every run's reports; with several runs, also a comparison in ``out_dir``.
-
-    ``out_dir`` defaults to ``<first run's parent>/comparison``. Returns the files written.
-    Bad input raises ``RunDirError`` (one line) before anything is written.
-    """
-    if not run_dirs:
-        raise RunDirError("no run directory given")
-    reports = [load_run(Path(d)) for d in run_dirs]
-    written: list[Path] = []
-    tags = run_tags(reports)
-    for tag, report in zip(tags, reports, strict=True):
-        written += write_run_report(report, tag)
-    if len(reports) > 1:
-        target = out_dir or Path(run_dirs[0]).parent / "comparison"
-        target.mkdir(parents=True, exist_ok=True)
-        summary = comparison_summary(reports)
-        written.append(write_json(summary, target / "summary.json"))
-        page = target / "summary.html"
-        page.write_text(render(summary, list(zip(tags, reports, strict=True))), encoding="utf-8")
-        written.append(page)
-    return written
-
+from typing import Any
 
 __all__ = ["REPORT_FILES", "write_reports", "write_run_report"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from agbench.report import writer
+
+        return getattr(writer, name)
+    raise AttributeError(f"module 'agbench.report' has no attribute {name!r}")

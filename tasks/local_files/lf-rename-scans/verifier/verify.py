@@ -5,12 +5,11 @@ was renamed wrongly, copied instead of renamed, or edited fails. The oldest docu
 rental contract of 2022-09-01.
 """
 
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Field, answer, check_files, fields, main
+from agbench_grading import Fail, RelPath, answer, check_files, fields, main
 
 RENAMED = {  # new name -> sha256 of the original file's content (scan_0001.txt ... scan_0007.txt)
     "2024-02-28_payslip.txt": "e242775b2fa240144164d8cc46848be858281a98397a5245f83238c87398b6bb",
@@ -24,21 +23,6 @@ RENAMED = {  # new name -> sha256 of the original file's content (scan_0001.txt 
 OLDEST = "2022-09-01_rental-contract.txt"
 
 
-HEDGE = re.compile(r"\b(or|maybe|perhaps|possibly|probably|either|unsure)\b|\?", re.IGNORECASE)
-
-
-class FileName(Field):
-    """One file name as written: quotes, backticks and a leading './' or 'scans/' dropped."""
-
-    def parse(self, raw: str) -> str:
-        if HEDGE.search(raw):  # checked before notes in parentheses are dropped
-            raise Fail(f"hedged answer {raw.strip()!r}")
-        value = re.sub(r"\s*\([^()]*\)$", "", str(super().parse(raw))).strip("'\"")  # '(24576 bytes)'
-        if re.search(r"\s|[,;|]", value):
-            raise Fail(f"more than one candidate name in {raw.strip()!r}")
-        return re.sub(r"^(?:\./)?(?:scans/)?", "", value)
-
-
 def check() -> str:
     scans = Path("scans")
     if not scans.is_dir() or scans.is_symlink():
@@ -49,7 +33,7 @@ def check() -> str:
     if names != sorted(RENAMED):
         raise Fail(f"scans/ holds {names[:10]}, expected the 7 renamed files only")
     check_files(unchanged={f"scans/{name}": digest for name, digest in RENAMED.items()})
-    name = fields(answer(), {"oldest": FileName()})["oldest"]
+    name = fields(answer(), {"oldest": RelPath("scans", "name")})["oldest"]
     if name != OLDEST:
         raise Fail(f"oldest document answered as {name!r}, expected {OLDEST}")
     return "scans renamed, contents unchanged"

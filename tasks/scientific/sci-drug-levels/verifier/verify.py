@@ -8,14 +8,22 @@ k = 1/t1/2 instead of ln 2/t1/2, or the level just before a dose, is off by far 
 peak time within 0.01 h. The model and the dosing log must be left as they were.
 """
 
-import hashlib
-import json
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    json_number,
+    main,
+    pristine_sha256,
+    read_json,
+)
 
 INPUTS = ("model.txt", "dosing_log.csv")
 C36, CMAX, TMAX = 13.138699123502509, 24.913010413321018, 30.0
@@ -25,25 +33,13 @@ SPEC = {"c36": CONC, "cmax": CONC, "cmax_time": HOURS}
 WANT = {"c36": C36, "cmax": CMAX, "cmax_time": TMAX}
 
 
-def number(data: object, key: str) -> float:
-    value = data.get(key) if isinstance(data, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise Fail(f"levels.json has no number {key!r}")
-    return float(value)
-
-
 def check() -> str:
-    check_files(
-        unchanged={rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in INPUTS}
-    )
-    try:
-        data = json.loads(read_text("levels.json"))
-    except json.JSONDecodeError:
-        raise Fail("levels.json is not valid JSON") from None
+    check_files(unchanged=pristine_sha256(INPUTS))
+    data = read_json("levels.json")
     in_file = {
-        "c36": number(data, "c36_mg_l"),
-        "cmax": number(data, "cmax_mg_l"),
-        "cmax_time": number(data, "cmax_time_h"),
+        "c36": json_number(data, "c36_mg_l", "levels.json"),
+        "cmax": json_number(data, "cmax_mg_l", "levels.json"),
+        "cmax_time": json_number(data, "cmax_time_h", "levels.json"),
     }
     for key, want in WANT.items():
         if not SPEC[key].matches(in_file[key], want):

@@ -7,14 +7,23 @@ From the original export (values written to expected.json by the build script): 
 The export must be left as it was.
 """
 
-import hashlib
 import json
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    json_number,
+    main,
+    pristine_sha256,
+    read_json,
+)
 
 CSV = "rr_export.csv"
 IN_FILE = Number(tol_abs=0.01)
@@ -24,26 +33,16 @@ SPEC = {
 }
 
 
-def number(data: object, key: str) -> float:
-    value = data.get(key) if isinstance(data, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise Fail(f"hrv.json has no number {key!r}")
-    return float(value)
-
-
 def check() -> str:
     want = json.loads((Path(__file__).parent / "expected.json").read_text())
     artifacts, rmssd, mean_hr = want["artifacts"], want["rmssd_ms"], want["mean_hr_bpm"]
-    check_files(unchanged={CSV: hashlib.sha256(pristine_path(CSV).read_bytes()).hexdigest()})
-    try:
-        data = json.loads(read_text("hrv.json"))
-    except json.JSONDecodeError:
-        raise Fail("hrv.json is not valid JSON") from None
-    if number(data, "artifacts") != artifacts:
+    check_files(unchanged=pristine_sha256([CSV]))
+    data = read_json("hrv.json")
+    if json_number(data, "artifacts", "hrv.json") != artifacts:
         raise Fail(f"hrv.json artifacts={data.get('artifacts')}, expected {artifacts}")
-    if not IN_FILE.matches(number(data, "rmssd_ms"), rmssd):
+    if not IN_FILE.matches(json_number(data, "rmssd_ms", "hrv.json"), rmssd):
         raise Fail(f"hrv.json rmssd_ms={data.get('rmssd_ms')}, expected {rmssd:.3f}")
-    if not IN_FILE.matches(number(data, "mean_hr_bpm"), mean_hr):
+    if not IN_FILE.matches(json_number(data, "mean_hr_bpm", "hrv.json"), mean_hr):
         raise Fail(f"hrv.json mean_hr_bpm={data.get('mean_hr_bpm')}, expected {mean_hr:.3f}")
     return expect(fields(answer(), SPEC), {"rmssd": rmssd, "mean_hr": mean_hr}, SPEC)
 

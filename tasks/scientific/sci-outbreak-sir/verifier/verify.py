@@ -9,14 +9,22 @@ the answer (``peak_day=``, ``peak_infected=``, ``recovered=``) are both checked.
 description must be left as it was.
 """
 
-import hashlib
-import json
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    json_number,
+    main,
+    pristine_sha256,
+    read_json,
+)
 
 INPUT = "outbreak.json"
 PEOPLE = ("people", "persons", "infected", "recovered", "individuals")
@@ -29,21 +37,11 @@ WANT = {"peak_day": 41.713, "peak_infected": 3889.122, "recovered": 11430.822}
 FILE_KEYS = {"peak_day": "peak_day", "peak_infected": "peak_infected", "recovered": "recovered_at_horizon"}
 
 
-def number(data: object, key: str) -> float:
-    value = data.get(key) if isinstance(data, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise Fail(f"sir.json has no number {key!r}")
-    return float(value)
-
-
 def check() -> str:
-    check_files(unchanged={INPUT: hashlib.sha256(pristine_path(INPUT).read_bytes()).hexdigest()})
-    try:
-        data = json.loads(read_text("sir.json"))
-    except json.JSONDecodeError:
-        raise Fail("sir.json is not valid JSON") from None
+    check_files(unchanged=pristine_sha256([INPUT]))
+    data = read_json("sir.json")
     for key, file_key in FILE_KEYS.items():
-        got = number(data, file_key)
+        got = json_number(data, file_key, "sir.json")
         if not SPEC[key].matches(got, WANT[key]):
             raise Fail(f"sir.json {file_key}={got}, expected {WANT[key]}")
     return expect(fields(answer(), SPEC), WANT, SPEC)

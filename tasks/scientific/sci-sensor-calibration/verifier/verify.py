@@ -7,14 +7,22 @@ slope. The answer is ``temperature=<°C>`` for a raw reading of 700 (21.5387 °C
 asked: a two-point line gives 21.56). The CSV must be left as it was.
 """
 
-import hashlib
-import json
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    json_number,
+    main,
+    pristine_sha256,
+    read_json,
+)
 
 CSV = "calibration_run.csv"
 SLOPE = 0.048212431552474753
@@ -23,20 +31,13 @@ AT_700 = SLOPE * 700 + INTERCEPT  # 21.5387
 SPEC = {"temperature": Number(tol_abs=0.005, units=("°C", "ºC", "C", "degC", "degrees Celsius", "celsius"))}
 
 
-def number(data: object, key: str) -> float:
-    value = data.get(key) if isinstance(data, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise Fail(f"calibration.json has no number {key!r}")
-    return float(value)
-
-
 def check() -> str:
-    check_files(unchanged={CSV: hashlib.sha256(pristine_path(CSV).read_bytes()).hexdigest()})
-    try:
-        data = json.loads(read_text("calibration.json"))
-    except json.JSONDecodeError:
-        raise Fail("calibration.json is not valid JSON") from None
-    slope, intercept = number(data, "slope"), number(data, "intercept")
+    check_files(unchanged=pristine_sha256([CSV]))
+    data = read_json("calibration.json")
+    slope, intercept = (
+        json_number(data, "slope", "calibration.json"),
+        json_number(data, "intercept", "calibration.json"),
+    )
     if abs(slope - SLOPE) > 1e-6 * abs(SLOPE) or abs(intercept - INTERCEPT) > 1e-4:
         raise Fail(f"calibration.json is slope={slope}, intercept={intercept}; not the least-squares fit")
     return expect(fields(answer(), SPEC), {"temperature": AT_700}, SPEC)

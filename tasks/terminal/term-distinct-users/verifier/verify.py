@@ -5,20 +5,14 @@
 are held in expected.json (an edited generator in /work cannot move them).
 """
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_sha256, read_text
 
 INPUTS = ["events/gen_events.py"]
-
-
-def pristine_sha256(rels: list[str]) -> dict[str, str]:
-    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
-    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
 def check() -> str:

@@ -4,20 +4,14 @@
 the answer must name the one required variable still without a value: ``missing=BACKUP_TARGET``.
 """
 
-import hashlib
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_sha256, read_text
 
 INPUTS = [".env.example", "secrets.json"]
-
-
-def pristine_sha256(rels: list[str]) -> dict[str, str]:
-    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
-    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
 WANT = [

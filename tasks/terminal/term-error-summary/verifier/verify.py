@@ -5,32 +5,24 @@ name), with the counts computed when the logs were generated (expected.json); th
 the top service as ``service=<name>``.
 """
 
-import hashlib
 import json
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Field,
+    answer,
+    check_files,
+    fields,
+    main,
+    named_label,
+    pristine_sha256,
+    read_text,
+)
 
 INPUTS = [f"logs/{s}.log" for s in ("backup", "mail", "photos", "sync", "web")]
-
-
-def pristine_sha256(rels: list[str]) -> dict[str, str]:
-    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
-    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
-
-
-def one_label(value: str, labels: list[str]) -> str:
-    """The one label the answer's value names (as a whole word, any case); Fail on none or several."""
-    low = value.casefold()
-    named = [
-        label for label in labels if re.search(rf"(?<![\w-]){re.escape(label.casefold())}(?![\w-])", low)
-    ]
-    if len(named) != 1:
-        raise Fail(f"answer names {named or 'none'} of {', '.join(labels)}; expected exactly one")
-    return named[0]
 
 
 def check() -> str:
@@ -40,7 +32,7 @@ def check() -> str:
     got = [tuple(line.split()) for line in read_text("errors.txt").splitlines() if line.strip()]
     if got != [(s, str(n)) for s, n in order]:
         raise Fail(f"errors.txt is {got[:6]}, expected {order}")
-    top = one_label(str(fields(answer(), {"service": Field()})["service"]), list(want))
+    top = named_label(str(fields(answer(), {"service": Field()})["service"]), list(want))
     if top != order[0][0]:
         raise Fail(f"answer says service={top}, expected {order[0][0]}")
     return f"error counts correct; most errors: {order[0][0]}"

@@ -12,7 +12,18 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, run_agent_code
+from agbench_grading import (
+    Fail,
+    Field,
+    answer,
+    check_files,
+    driver_result,
+    fields,
+    main,
+    pristine_path,
+    run_agent_code,
+    run_unittests,
+)
 
 TESTS = ["dotcfg/tests/test_parser.py"]
 MARK = "@@INI-GRADE@@"
@@ -59,39 +70,23 @@ CASES: list[tuple[str, dict[str, dict[str, str]]]] = [
 ANSWER_MIN = 10
 
 
-def driver_result(stdout: bytes) -> list[object]:
-    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
-        if line.startswith(MARK):
-            try:
-                result = json.loads(line[len(MARK) :])
-            except ValueError:
-                break
-            if isinstance(result, list):
-                return result
-            break
-    raise Fail("the parser did not run to the end of the hidden checks")
-
-
 def check() -> str:
     originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
     check_files(unchanged={rel: hashlib.sha256(b).hexdigest() for rel, b in originals.items()})
-    tests = run_agent_code(
-        ["sh", "-c", "cd dotcfg && exec python3 -m unittest discover -s tests"], files=originals, timeout_s=60
-    )
-    if tests.timed_out or tests.exit_code != 0:
-        tail = tests.stderr_text.strip().splitlines()[-1:] or [
-            "timed out" if tests.timed_out else "no test output"
-        ]
-        raise Fail(f"unit tests fail: {tail[0][:160]}")
+    run_unittests("dotcfg", files=originals)
     run = run_agent_code(
         ["python3", "_grade/driver.py"],
         stdin=json.dumps([text for text, _ in CASES]).encode(),
         files={"_grade/driver.py": DRIVER.encode()},
         timeout_s=60,
     )
-    if run.timed_out:
-        raise Fail("hidden parser checks timed out")
-    got = driver_result(run.stdout)
+    got = driver_result(
+        run,
+        MARK,
+        list,
+        timed_out="hidden parser checks timed out",
+        incomplete="the parser did not run to the end of the hidden checks",
+    )
     if len(got) != len(CASES):
         raise Fail("hidden parser checks returned the wrong number of results")
     for k, (result, (_, want)) in enumerate(zip(got, CASES, strict=True)):

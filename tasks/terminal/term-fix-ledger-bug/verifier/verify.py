@@ -14,7 +14,18 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, run_agent_code
+from agbench_grading import (
+    Fail,
+    Field,
+    answer,
+    check_files,
+    driver_result,
+    fields,
+    main,
+    pristine_path,
+    run_agent_code,
+    run_unittests,
+)
 
 TESTS = ["budget/tests/test_core.py", "budget/tests/export.csv"]
 MARK = "@@LEDGER-GRADE@@"
@@ -73,39 +84,23 @@ def decimal_or_none(s: str) -> Decimal | None:
         return None
 
 
-def driver_result(stdout: bytes) -> dict[str, object]:
-    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
-        if line.startswith(MARK):
-            try:
-                result = json.loads(line[len(MARK) :])
-            except ValueError:
-                break
-            if isinstance(result, dict):
-                return result
-            break
-    raise Fail("the ledger package did not run to the end of the hidden checks")
-
-
 def check() -> str:
     originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
     check_files(unchanged={rel: hashlib.sha256(b).hexdigest() for rel, b in originals.items()})
-    tests = run_agent_code(
-        ["sh", "-c", "cd budget && exec python3 -m unittest discover -s tests"], files=originals, timeout_s=60
-    )
-    if tests.timed_out or tests.exit_code != 0:
-        tail = tests.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [
-            "timed out" if tests.timed_out else "no test output"
-        ]
-        raise Fail(f"unit tests fail: {tail[0][:160]}")
+    run_unittests("budget", files=originals)
     run = run_agent_code(
         ["python3", "_grade/driver.py"],
         stdin=json.dumps({"totals": TOTALS_CASES}).encode(),
         files={"_grade/driver.py": DRIVER.encode(), "_grade/hidden.csv": HIDDEN_CSV.encode()},
         timeout_s=60,
     )
-    if run.timed_out:
-        raise Fail("hidden checks of the ledger timed out")
-    result = driver_result(run.stdout)
+    result = driver_result(
+        run,
+        MARK,
+        dict,
+        timed_out="hidden checks of the ledger timed out",
+        incomplete="the ledger package did not run to the end of the hidden checks",
+    )
     totals = result.get("totals")
     if not isinstance(totals, list) or len(totals) != len(TOTALS_WANT):
         raise Fail("hidden checks of monthly_totals returned nothing usable")

@@ -7,20 +7,26 @@ held below. The answer is the May invoice total as ``total=<EUR>`` (782.50, held
 smallest plausible mistake, one row's rounding or rate, moves it by far more than a cent).
 """
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, run_agent_code
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    driver_result,
+    fields,
+    main,
+    pristine_path,
+    pristine_sha256,
+    run_agent_code,
+    run_unittests,
+)
 
 INPUTS = ["timetrack/tests/test_duration.py", "timetrack/timesheet_2024-05.csv"]
-
-
-def pristine_sha256(rels: list[str]) -> dict[str, str]:
-    """Input -> SHA-256 of its original (pristine) copy: inputs the task does not ask to change."""
-    return {rel: hashlib.sha256(pristine_path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
 TESTS = ["timetrack/tests/test_duration.py"]
@@ -55,32 +61,11 @@ BAD = [
 INVOICE_EUR = 782.50
 
 
-def driver_result(stdout: bytes) -> list[object]:
-    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
-        if line.startswith(MARK):
-            try:
-                result = json.loads(line[len(MARK) :])
-            except ValueError:
-                break
-            if isinstance(result, list):
-                return result
-            break
-    raise Fail("parse_duration did not run to the end of the hidden checks")
-
-
 def check() -> str:
     check_files(unchanged=pristine_sha256(INPUTS))
-    originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
-    tests = run_agent_code(
-        ["sh", "-c", "cd timetrack && exec python3 -m unittest discover -s tests"],
-        files=originals,
-        timeout_s=60,
+    run_unittests(
+        "timetrack", files={rel: pristine_path(rel).read_bytes() for rel in TESTS}, label="the original tests"
     )
-    if tests.timed_out or tests.exit_code != 0:
-        tail = tests.stderr_text.strip().splitlines()[-1:] or [
-            "timed out" if tests.timed_out else "no test output"
-        ]
-        raise Fail(f"the original tests fail: {tail[0][:160]}")
     inputs = list(GOOD) + BAD
     run = run_agent_code(
         ["python3", "_grade/driver.py"],
@@ -88,9 +73,13 @@ def check() -> str:
         files={"_grade/driver.py": DRIVER.encode()},
         timeout_s=60,
     )
-    if run.timed_out:
-        raise Fail("hidden parse_duration checks timed out")
-    got = driver_result(run.stdout)
+    got = driver_result(
+        run,
+        MARK,
+        list,
+        timed_out="hidden parse_duration checks timed out",
+        incomplete="parse_duration did not run to the end of the hidden checks",
+    )
     if len(got) != len(inputs):
         raise Fail("hidden parse_duration checks returned the wrong number of results")
     wrong = [text for text, res in zip(GOOD, got[: len(GOOD)], strict=True) if res != ["int", GOOD[text]]]

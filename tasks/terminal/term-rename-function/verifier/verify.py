@@ -7,13 +7,23 @@ function, the alias and its callers work on a hidden photo the agent never saw. 
 ``files_changed=5`` (exif.py, __init__.py, organize.py, report.py and the tests).
 """
 
-import json
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, fields, main, read_text, run_agent_code
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    driver_result,
+    fields,
+    main,
+    read_text,
+    run_agent_code,
+    run_unittests,
+)
 
 FILES = [
     "photokit/photokit/__init__.py",
@@ -54,19 +64,6 @@ CHANGED = 5
 TESTS_AT_LEAST = 3  # the three tests of the original suite, renamed
 
 
-def driver_result(stdout: bytes) -> dict[str, object]:
-    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
-        if line.startswith(MARK):
-            try:
-                result = json.loads(line[len(MARK) :])
-            except ValueError:
-                break
-            if isinstance(result, dict):
-                return result
-            break
-    raise Fail("photokit did not run to the end of the hidden checks")
-
-
 def check() -> str:
     check_files(must_exist=FILES)
     sources = {p.as_posix(): read_text(p.as_posix()) for p in sorted(Path("photokit").rglob("*.py"))}
@@ -82,21 +79,17 @@ def check() -> str:
         raise Fail("read_capture_date is not defined in exif.py")
     if "read_capture_date" not in sources["photokit/tests/test_photokit.py"]:
         raise Fail("the tests were not updated")
-    tests = run_agent_code(
-        ["sh", "-c", "cd photokit && exec python3 -m unittest discover -s tests"], timeout_s=60
-    )
-    ran = re.search(r"^Ran (\d+) tests?", tests.stderr_text, re.MULTILINE)
-    if tests.timed_out or tests.exit_code != 0 or not ran or int(ran.group(1)) < TESTS_AT_LEAST:
-        tail = tests.stderr_text.strip().splitlines()[-1:] or [
-            "timed out" if tests.timed_out else "no test output"
-        ]
-        raise Fail(f"the tests fail: {tail[0][:160]}")
+    run_unittests("photokit", label="the tests", min_tests=TESTS_AT_LEAST)
     run = run_agent_code(
         ["python3", "_grade/driver.py"], files={"_grade/driver.py": DRIVER.encode()}, timeout_s=60
     )
-    if run.timed_out:
-        raise Fail("hidden photokit checks timed out")
-    got = driver_result(run.stdout)
+    got = driver_result(
+        run,
+        MARK,
+        dict,
+        timed_out="hidden photokit checks timed out",
+        incomplete="photokit did not run to the end of the hidden checks",
+    )
     for key, want in WANT.items():
         if got.get(key) != want:
             raise Fail(f"hidden check {key!r} failed: {str(got.get(key, got.get('error')))[:160]}")

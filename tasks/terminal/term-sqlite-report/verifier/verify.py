@@ -6,7 +6,6 @@ left as it was; the answer names the top category as ``category=<name>``.
 """
 
 import csv
-import hashlib
 import io
 import json
 import re
@@ -14,28 +13,25 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Field, answer, check_files, fields, main, pristine_path, read_text
+from agbench_grading import (
+    Fail,
+    Field,
+    answer,
+    check_files,
+    fields,
+    main,
+    named_label,
+    pristine_sha256,
+    read_text,
+)
 
 AMOUNT = re.compile(r"^\d+\.\d\d$")
-
-
-def one_label(value: str, labels: list[str]) -> str:
-    """The one label the answer's value names (as a whole word, any case); Fail on none or several."""
-    low = value.casefold()
-    named = [
-        label for label in labels if re.search(rf"(?<![\w-]){re.escape(label.casefold())}(?![\w-])", low)
-    ]
-    if len(named) != 1:
-        raise Fail(f"answer names {named or 'none'} of {', '.join(labels)}; expected exactly one")
-    return named[0]
 
 
 def check() -> str:
     want: dict[str, int] = json.loads((Path(__file__).parent / "expected.json").read_text())
     order = sorted(want.items(), key=lambda kv: -kv[1])
-    check_files(
-        unchanged={"household.db": hashlib.sha256(pristine_path("household.db").read_bytes()).hexdigest()}
-    )
+    check_files(unchanged=pristine_sha256(["household.db"]))
     rows = [r for r in csv.reader(io.StringIO(read_text("q1_spending.csv"), newline="")) if r]
     if not rows or [c.strip() for c in rows[0]] != ["category", "total_eur"]:
         raise Fail(f"q1_spending.csv header is {rows[:1]}, expected ['category', 'total_eur']")
@@ -47,7 +43,7 @@ def check() -> str:
         got.append((row[0].strip(), int(euros) * 100 + int(cents)))
     if got != order:
         raise Fail(f"q1_spending.csv is {got}, expected {order}")
-    top = one_label(str(fields(answer(), {"category": Field()})["category"]), list(want))
+    top = named_label(str(fields(answer(), {"category": Field()})["category"]), list(want))
     if top != order[0][0]:
         raise Fail(f"answer says category={top}, expected {order[0][0]}")
     return f"Q1 joint spending correct; top category {order[0][0]}"

@@ -69,6 +69,7 @@ __all__ = [
     "read_json",
     "read_text",
     "run_agent_code",
+    "run_driver",
     "run_unittests",
     "sha256_file",
     "single_value",
@@ -515,6 +516,30 @@ def driver_result(run: AgentRun, mark: str, kind: type, *, timed_out: str, incom
                 return result
             break
     raise Fail(incomplete)
+
+
+def run_driver(
+    driver: str,
+    mark: str,
+    kind: type,
+    *,
+    timed_out: str,
+    incomplete: str,
+    stdin: bytes = b"",
+    files: Mapping[str, bytes] | None = None,
+    timeout_s: float = 60.0,
+) -> Any:
+    """Run ``driver``, a Python script the verifier holds, as ``_grade/driver.py`` in a copy of
+    /work (``files``, hidden inputs say, beside it) through :func:`run_agent_code`, its hidden
+    cases on ``stdin``; return its :func:`driver_result`. The driver imports the agent's code,
+    so the agent's code runs only there, never in the verifier."""
+    run = run_agent_code(
+        ["python3", "_grade/driver.py"],
+        stdin=stdin,
+        files={"_grade/driver.py": driver.encode(), **(files or {})},
+        timeout_s=timeout_s,
+    )
+    return driver_result(run, mark, kind, timed_out=timed_out, incomplete=incomplete)
 
 
 # --------------------------------------------------------------------------- numbers

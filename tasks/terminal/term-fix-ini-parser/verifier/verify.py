@@ -17,11 +17,10 @@ from agbench_grading import (
     Field,
     answer,
     check_files,
-    driver_result,
     fields,
     main,
     pristine_path,
-    run_agent_code,
+    run_driver,
     run_unittests,
 )
 
@@ -74,18 +73,13 @@ def check() -> str:
     originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
     check_files(unchanged={rel: hashlib.sha256(b).hexdigest() for rel, b in originals.items()})
     run_unittests("dotcfg", files=originals)
-    run = run_agent_code(
-        ["python3", "_grade/driver.py"],
-        stdin=json.dumps([text for text, _ in CASES]).encode(),
-        files={"_grade/driver.py": DRIVER.encode()},
-        timeout_s=60,
-    )
-    got = driver_result(
-        run,
+    got = run_driver(
+        DRIVER,
         MARK,
         list,
         timed_out="hidden parser checks timed out",
         incomplete="the parser did not run to the end of the hidden checks",
+        stdin=json.dumps([text for text, _ in CASES]).encode(),
     )
     if len(got) != len(CASES):
         raise Fail("hidden parser checks returned the wrong number of results")

@@ -19,11 +19,10 @@ from agbench_grading import (
     Field,
     answer,
     check_files,
-    driver_result,
     fields,
     main,
     pristine_path,
-    run_agent_code,
+    run_driver,
     run_unittests,
 )
 
@@ -88,18 +87,14 @@ def check() -> str:
     originals = {rel: pristine_path(rel).read_bytes() for rel in TESTS}
     check_files(unchanged={rel: hashlib.sha256(b).hexdigest() for rel, b in originals.items()})
     run_unittests("budget", files=originals)
-    run = run_agent_code(
-        ["python3", "_grade/driver.py"],
-        stdin=json.dumps({"totals": TOTALS_CASES}).encode(),
-        files={"_grade/driver.py": DRIVER.encode(), "_grade/hidden.csv": HIDDEN_CSV.encode()},
-        timeout_s=60,
-    )
-    result = driver_result(
-        run,
+    result = run_driver(
+        DRIVER,
         MARK,
         dict,
         timed_out="hidden checks of the ledger timed out",
         incomplete="the ledger package did not run to the end of the hidden checks",
+        stdin=json.dumps({"totals": TOTALS_CASES}).encode(),
+        files={"_grade/hidden.csv": HIDDEN_CSV.encode()},
     )
     totals = result.get("totals")
     if not isinstance(totals, list) or len(totals) != len(TOTALS_WANT):

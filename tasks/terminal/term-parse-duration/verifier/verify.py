@@ -17,12 +17,11 @@ from agbench_grading import (
     Number,
     answer,
     check_files,
-    driver_result,
     fields,
     main,
     pristine_path,
     pristine_sha256,
-    run_agent_code,
+    run_driver,
     run_unittests,
 )
 
@@ -67,18 +66,13 @@ def check() -> str:
         "timetrack", files={rel: pristine_path(rel).read_bytes() for rel in TESTS}, label="the original tests"
     )
     inputs = list(GOOD) + BAD
-    run = run_agent_code(
-        ["python3", "_grade/driver.py"],
-        stdin=json.dumps(inputs).encode(),
-        files={"_grade/driver.py": DRIVER.encode()},
-        timeout_s=60,
-    )
-    got = driver_result(
-        run,
+    got = run_driver(
+        DRIVER,
         MARK,
         list,
         timed_out="hidden parse_duration checks timed out",
         incomplete="parse_duration did not run to the end of the hidden checks",
+        stdin=json.dumps(inputs).encode(),
     )
     if len(got) != len(inputs):
         raise Fail("hidden parse_duration checks returned the wrong number of results")

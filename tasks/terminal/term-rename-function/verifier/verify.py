@@ -17,11 +17,10 @@ from agbench_grading import (
     Number,
     answer,
     check_files,
-    driver_result,
     fields,
     main,
     read_text,
-    run_agent_code,
+    run_driver,
     run_unittests,
 )
 
@@ -80,11 +79,8 @@ def check() -> str:
     if "read_capture_date" not in sources["photokit/tests/test_photokit.py"]:
         raise Fail("the tests were not updated")
     run_unittests("photokit", label="the tests", min_tests=TESTS_AT_LEAST)
-    run = run_agent_code(
-        ["python3", "_grade/driver.py"], files={"_grade/driver.py": DRIVER.encode()}, timeout_s=60
-    )
-    got = driver_result(
-        run,
+    got = run_driver(
+        DRIVER,
         MARK,
         dict,
         timed_out="hidden photokit checks timed out",

@@ -49,3 +49,23 @@ def test_a_sweep_run_is_not_a_load_run(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text(json.dumps({"run_id": "x", "source": "live", "agent_kind": "replay"}))
     result = CliRunner().invoke(main, ["calibrate", str(tmp_path), "-o", str(tmp_path / "p.toml")])
     assert result.exit_code == 2
+
+
+def test_only_calls_that_found_a_free_slot_measure_the_overhead(tmp_path: Path) -> None:
+    """A call sent while every slot was busy waited in the server's queue: that wait is not
+    per-request overhead (the simulator queues requests itself), so the fit leaves it out."""
+    import pandas as pd
+
+    from agbench.calibration.load_fit import fit_load_profile, found_a_free_slot
+
+    calls = pd.DataFrame({"t_start": [0.0, 1.0, 5.0, 5.5], "total_s": [4.0, 6.0, 0.2, 1.0]})
+    # 1 s: the 0 s call is in flight; 5 s: only the 1 s call (ends at 7 s); 5.5 s: the 1 s call
+    assert found_a_free_slot(calls, 1).tolist() == [True, False, False, False]
+    assert found_a_free_slot(calls, 2).tolist() == [True, True, True, True]
+    # a saturated simulated server (no overhead of its own: the scenario's is 0): the fitted
+    # overhead stays near zero although most calls queued for seconds
+    p, o = TokenDistribution.parse("256"), TokenDistribution.parse("32")
+    levels = [rate_level(r, 24, p, o, poisson=False, seed=0) for r in (10.0, 20.0)]
+    run = run_load_sim("this-machine-smollm2", levels, tmp_path / "run")
+    overlay = fit_load_profile(run, fit_levels=2)
+    assert overlay["server"]["request_overhead_s"] < 0.01

@@ -32,6 +32,7 @@ from typing import Any
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.schema import check
+from agbench.shipped import find_toml, shipped_names
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml
 from agbench.sim.workloads.base import Workload
@@ -43,7 +44,7 @@ PROFILE_TABLES = ("device", "model", "server", "cloud", "tools", "behaviour", "f
 
 
 def shipped_scenarios() -> list[str]:
-    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+    return shipped_names(SCENARIO_DIR)
 
 
 @dataclass
@@ -83,13 +84,9 @@ class Scenario:
 
 
 def resolve_scenario_path(name_or_path: str | Path) -> Path:
-    candidate = Path(name_or_path)
-    if candidate.is_file():
-        return candidate
-    if len(candidate.parts) == 1:
-        shipped = SCENARIO_DIR / f"{candidate.name.removesuffix('.toml')}.toml"
-        if shipped.is_file():
-            return shipped
+    path = find_toml(name_or_path, SCENARIO_DIR)
+    if path is not None:
+        return path
     raise AgbenchError(
         f"unknown scenario {str(name_or_path)!r} (shipped: {', '.join(shipped_scenarios())}; or a TOML file)"
     )

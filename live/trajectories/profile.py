@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.shipped import find_toml, shipped_names
 from agbench.task import CATEGORIES
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -190,19 +191,15 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> Profil
 
 def shipped_profiles() -> list[str]:
     """Names of the profiles that ship with agbench (``profiles/*.toml``)."""
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+    return shipped_names(PROFILE_DIR)
 
 
 def load_profile(path: Path | str | None = None) -> Profile:
     """A profile from a TOML file, or a shipped one by name (None: ``this-machine``)."""
     if path is None:
         path = DEFAULT_PROFILE
-    candidate = Path(path)
-    if not candidate.is_file() and len(candidate.parts) == 1:
-        shipped = PROFILE_DIR / f"{candidate.name.removesuffix('.toml')}.toml"
-        if shipped.is_file():
-            candidate = shipped
-    if not candidate.is_file():
+    candidate = find_toml(path, PROFILE_DIR)
+    if candidate is None:
         raise AgbenchError(f"profile not found: {path} (shipped profiles: {', '.join(shipped_profiles())})")
     try:
         data = tomllib.loads(candidate.read_text(encoding="utf-8"))

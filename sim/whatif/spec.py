@@ -36,6 +36,7 @@ from typing import Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.shipped import find_toml, shipped_names
 from agbench.sim.profiles import load_toml
 
 SPEC_DIR = Path(__file__).resolve().parent / "specs"
@@ -181,14 +182,10 @@ def _bits(value: str | float, table: dict[str, float], key: str) -> float:
 
 
 def resolve_spec_path(name_or_path: str | Path) -> Path:
-    candidate = Path(name_or_path)
-    if candidate.is_file():
-        return candidate
-    if len(candidate.parts) == 1:
-        shipped = SPEC_DIR / f"{candidate.name.removesuffix('.toml')}.toml"
-        if shipped.is_file():
-            return shipped
-    known = ", ".join(sorted(p.stem for p in SPEC_DIR.glob("*.toml")))
+    path = find_toml(name_or_path, SPEC_DIR)
+    if path is not None:
+        return path
+    known = ", ".join(shipped_names(SPEC_DIR))
     raise AgbenchError(f"unknown what-if spec {str(name_or_path)!r} (shipped: {known}; or a TOML file)")
 
 

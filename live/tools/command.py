@@ -30,6 +30,19 @@ def format_exec(res: ExecResult, timeout_s: float) -> str:
     return truncate("\n".join(parts))
 
 
+def exec_tool_result(res: ExecResult, timeout_s: float) -> ToolResult:
+    """What the model sees of a program run by a tool (run_command, python): its formatted
+    output, exit code, cost, and ``timeout`` as the error when it was killed."""
+    return ToolResult(
+        format_exec(res, timeout_s),
+        exit_code=res.exit_code,
+        wall_s=res.wall_s,
+        cpu_s=res.cpu_s,
+        bytes_in=len(res.stdout) + len(res.stderr),
+        error="timeout" if res.timed_out else "",
+    )
+
+
 def timeout_argument(args: dict[str, Any]) -> float:
     value = args.get("timeout_s")
     if value is None:
@@ -59,11 +72,4 @@ class RunCommand(BaseTool):
         if not args["command"].strip():
             raise ToolArgumentError("command is empty")
         res = await sandbox.exec(["/bin/bash", "-c", args["command"]], timeout_s=timeout_s)
-        return ToolResult(
-            format_exec(res, timeout_s),
-            exit_code=res.exit_code,
-            wall_s=res.wall_s,
-            cpu_s=res.cpu_s,
-            bytes_in=len(res.stdout) + len(res.stderr),
-            error="timeout" if res.timed_out else "",
-        )
+        return exec_tool_result(res, timeout_s)

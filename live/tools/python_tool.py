@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .base import BaseTool, ToolArgumentError, ToolResult
-from .command import DEFAULT_TIMEOUT_S, format_exec, timeout_argument
+from .command import DEFAULT_TIMEOUT_S, exec_tool_result, timeout_argument
 
 if TYPE_CHECKING:
     from agbench.live.sandbox import Sandbox
@@ -37,11 +37,4 @@ class PythonTool(BaseTool):
         if not code.strip():
             raise ToolArgumentError("code is empty")
         res = await sandbox.exec(["python3", "-"], timeout_s=timeout_s, stdin=code.encode())
-        return ToolResult(
-            format_exec(res, timeout_s),
-            exit_code=res.exit_code,
-            wall_s=res.wall_s,
-            cpu_s=res.cpu_s,
-            bytes_in=len(res.stdout) + len(res.stderr),
-            error="timeout" if res.timed_out else "",
-        )
+        return exec_tool_result(res, timeout_s)

@@ -39,6 +39,7 @@ import pyarrow as pa
 from agbench.metrics import read_tables, summarize
 from agbench.records import TABLES, arrow_schema
 from agbench.store import RunStore
+from agbench.task import CATEGORIES
 
 ARCHS = ["LO", "CO", "HCL", "HLL"]
 CONCURRENCY = [1, 2, 4, 8]
@@ -66,16 +67,7 @@ def synthesize(n_records: int, seed: int = 1) -> Iterator[tuple[str, pa.Table]]:
     attempts_per_config = -(-n_attempts // n_configs)
     n_attempts = attempts_per_config * n_configs
     task_names = [f"task-{i:05d}" for i in range(attempts_per_config)]
-    categories = [
-        "local_files",
-        "retrieval",
-        "calculation",
-        "office",
-        "multimedia",
-        "scientific",
-        "system",
-        "terminal",
-    ]
+    categories = list(CATEGORIES)
 
     attempt_config = np.repeat(np.arange(n_configs), attempts_per_config)
     attempt_task = np.tile(np.arange(attempts_per_config), n_configs)

@@ -18,6 +18,7 @@ full-width tokens, so the aliases normalise here rather than to a parser of thei
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from agbench.live.parsers.call import ParsedToolCall, decode_arguments
 from agbench.live.parsers.format import remove_spans
@@ -43,56 +44,62 @@ def _kimi_name(call_id: str) -> str:
     return name.removeprefix("functions.").strip()
 
 
-def _parse_kimi(text: str) -> tuple[list[ParsedToolCall], list[tuple[int, int]]]:
+def _parse_sections(
+    text: str,
+    section: re.Pattern[str],
+    call: re.Pattern[str],
+    read_call: Callable[[re.Match[str]], ParsedToolCall | None],
+) -> tuple[list[ParsedToolCall], list[tuple[int, int]]]:
+    """Calls inside the tool-call sections of ``text`` (the whole text when it has none), and the
+    spans to remove: a section that held a call goes whole; without sections, each call."""
     calls: list[ParsedToolCall] = []
     spans: list[tuple[int, int]] = []
-    sections = list(_KIMI_SECTION.finditer(text))
     regions: list[tuple[int, int, tuple[int, int] | None]] = [
-        (m.start(1), m.end(1), m.span()) for m in sections
+        (m.start(1), m.end(1), m.span()) for m in section.finditer(text)
     ] or [(0, len(text), None)]
     for start, end, span in regions:
         found_here = False
-        for match in _KIMI_CALL.finditer(text, start, end):
-            name = _kimi_name(match.group(1))
-            if not name:
+        for match in call.finditer(text, start, end):
+            parsed = read_call(match)
+            if parsed is None:
                 continue
-            arguments, malformed = decode_arguments(match.group(2).strip())
-            calls.append(ParsedToolCall(name, arguments, match.group(1).strip(), malformed))
+            calls.append(parsed)
             found_here = True
             if span is None:
                 spans.append(match.span())
         if found_here and span is not None:
             spans.append(span)
     return calls, spans
+
+
+def _kimi_call(match: re.Match[str]) -> ParsedToolCall | None:
+    name = _kimi_name(match.group(1))
+    if not name:
+        return None
+    arguments, malformed = decode_arguments(match.group(2).strip())
+    return ParsedToolCall(name, arguments, match.group(1).strip(), malformed)
+
+
+def _deepseek_call(match: re.Match[str]) -> ParsedToolCall | None:
+    head, body = match.group(1).strip(), match.group(2)
+    if head == "function":  # V3: type, then name on the first line, then fenced JSON
+        name, _, body = body.partition("\n")
+        name = name.strip()
+    else:
+        name = head
+    if not name:
+        return None
+    fence = _CODE_FENCE.match(body)
+    arguments, malformed = decode_arguments((fence.group(1) if fence else body).strip())
+    return ParsedToolCall(name, arguments, None, malformed)
+
+
+def _parse_kimi(text: str) -> tuple[list[ParsedToolCall], list[tuple[int, int]]]:
+    return _parse_sections(text, _KIMI_SECTION, _KIMI_CALL, _kimi_call)
 
 
 def _parse_deepseek(text: str) -> tuple[list[ParsedToolCall], list[tuple[int, int]]]:
-    calls: list[ParsedToolCall] = []
-    spans: list[tuple[int, int]] = []
-    sections = list(_DS_SECTION.finditer(text))
-    regions: list[tuple[int, int, tuple[int, int] | None]] = [
-        (m.start(1), m.end(1), m.span()) for m in sections
-    ] or [(0, len(text), None)]
-    for start, end, span in regions:
-        found_here = False
-        for match in _DS_CALL.finditer(text, start, end):
-            head, body = match.group(1).strip(), match.group(2)
-            if head == "function":  # V3: type, then name on the first line, then fenced JSON
-                name, _, body = body.partition("\n")
-                name = name.strip()
-            else:
-                name = head
-            if not name:
-                continue
-            fence = _CODE_FENCE.match(body)
-            arguments, malformed = decode_arguments((fence.group(1) if fence else body).strip())
-            calls.append(ParsedToolCall(name, arguments, None, malformed))
-            found_here = True
-            if span is None:
-                spans.append(match.span())
-        if found_here and span is not None:
-            spans.append(span)
-    return calls, spans
+    return _parse_sections(text, _DS_SECTION, _DS_CALL, _deepseek_call)
 
 
 def parse_kimi_k2(text: str) -> tuple[list[ParsedToolCall], str]:

@@ -53,7 +53,7 @@ typecheck: venv
 	@rm -rf build/typecheck && mkdir -p build/typecheck/agbench
 	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" build/typecheck/agbench/; done
 	@for d in live sim calibration; do ln -s "$$PWD/$$d" build/typecheck/agbench/$$d; done
-	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p agbench
+	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml --cache-dir ../../.mypy_cache -p agbench
 
 pytest: services
 	$(BIN)/python -m pytest -q -ra

@@ -182,6 +182,7 @@ def test_report_rewrites_are_stable(tmp_path: Path) -> None:
     assert (run_dir / "summary.json").read_text() == first
 
 
+@pytest.mark.slow
 def test_live_and_sim_compared_side_by_side(tmp_path: Path) -> None:
     live = make_run(tmp_path / "live", "live")
     sim = make_run(tmp_path / "sim", "sim", scale=1.2)

@@ -149,6 +149,7 @@ def test_replay_plans_name_known_tools(suite: list[Task]) -> None:
             assert {s["tool"] for s in plan} & {"web_search", "web_fetch"}, task.id
 
 
+@pytest.mark.slow
 def test_oracle_passes_and_null_agent_fails(suite: list[Task]) -> None:
     jobs = [(t, use) for t in suite for use in (True, False)]
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -199,6 +200,7 @@ def test_office_and_media_inputs_open_in_independent_readers() -> None:
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+@pytest.mark.slow
 def test_replay_plans_solve_their_tasks_with_the_real_tools(suite: list[Task]) -> None:
     """Executing each tools.json with the harness's tools in a sandbox earns reward 1.
 

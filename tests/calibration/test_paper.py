@@ -104,6 +104,7 @@ def test_intended_successes_add_up() -> None:
     assert len({t.label for t in TARGETS}) == len(TARGETS)
 
 
+@pytest.mark.slow
 def test_fit_writes_nothing_on_a_dry_run_and_only_into_out(tmp_path: Path) -> None:
     """Importing and dry-running the fit leaves the shipped files alone; ``--out`` names where
     a real run writes (a short fit: one evaluation per block)."""
@@ -156,6 +157,7 @@ def _kernel_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "agbench-test"
 
 
+@pytest.mark.slow
 def test_paper_notebook_executes_and_renders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nb = nbformat.read(NOTEBOOK, as_version=4)  # type: ignore[no-untyped-call]
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend embeds the plots

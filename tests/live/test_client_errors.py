@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -211,13 +210,6 @@ def test_mock_client_is_labelled_and_scripted() -> None:
 
 
 # --- the real llama-server ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ManagedServer]:
-    # 2 slots of 512 tokens each; one thread, because the machine is shared.
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
-        yield s
 
 
 SYSTEM = {"role": "system", "content": "You are a terse assistant who answers in one short sentence. " * 6}

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from agbench.attempt import RunScope
-from agbench.config import Architecture, Configuration, ServerSettings
+from agbench.config import Architecture, Configuration
 from agbench.live.monitors import ResourceSampler, ServerSampler, parse_prometheus
 from agbench.live.monitors.server_sampler import slot_state
 from agbench.live.providers import ChatClient
@@ -101,12 +100,6 @@ def test_resource_sampler_produces_samples() -> None:
     assert 0 < s.mem_used_bytes < s.mem_total_bytes
     assert s.net_recv_bytes >= got[0].net_recv_bytes
     assert (s.gpu_util_percent is None) == (not sampler.has_gpu)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ManagedServer]:
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
-        yield s
 
 
 @pytest.mark.server

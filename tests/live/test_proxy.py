@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from agbench.attempt import AttemptKey
-from agbench.config import PriceTable, ServerSettings
+from agbench.config import PriceTable
 from agbench.live.providers import ChatClient, ChatResult
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse, sse_answer
 from agbench.live.proxy import CallRecord, RecordingProxy, Upstream
@@ -189,12 +188,6 @@ def test_redactor_catches_keys_by_name_value_and_shape() -> None:
 
 
 # --- the real llama-server ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ManagedServer]:
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
-        yield s
 
 
 @pytest.mark.server

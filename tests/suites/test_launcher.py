@@ -11,13 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agbench.attempt import AttemptKey
-from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.launcher.container import launch_harness
 from agbench.live.launcher.contract import BenchmarkAdapter, missing_capabilities
@@ -50,12 +48,6 @@ def test_builtin_adapter_implements_the_contract() -> None:
     assert missing_capabilities(object()) == [
         "prepare_task", "available_tools", "run_agent_loop", "collect_outputs", "grade"
     ]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ManagedServer]:
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
-        yield s
 
 
 @pytest.mark.server

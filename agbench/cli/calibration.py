@@ -1,0 +1,64 @@
+"""``agbench calibrate`` and ``agbench validate``: fit a profile from live (or load) runs and check it on held-out ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from agbench.cli.app import main, one_line_errors
+from agbench.config import parse_concurrency
+
+
+@main.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@click.option("--fit-concurrency", default=None, help="Fit only on these levels, e.g. 1,2 (default: all).")
+@click.option(
+    "--fit-levels",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Load runs: lowest-rate levels.",
+)
+@one_line_errors
+def calibrate(run_dirs: tuple[Path, ...], output: Path, fit_concurrency: str | None, fit_levels: int) -> None:
+    """Fit a simulator profile from live runs (or from one load run's lowest-rate levels)."""
+    if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
+        from agbench.calibration.load_fit import calibrate_load
+
+        calibrate_load(run_dirs[0], output, fit_levels)
+        click.echo(f"profile: {output}")
+        return
+    from agbench.calibration import calibrate as fit
+
+    fit(list(run_dirs), output, concurrency=parse_concurrency(fit_concurrency) if fit_concurrency else None)
+    click.echo(f"profile: {output}")
+
+
+def _is_load_run(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds an open-loop load run (its run.json names the agent kind)."""
+    try:
+        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("agent_kind") in ("load", "sim-load")
+
+
+@main.command()
+@click.option("--profile", type=click.Path(path_type=Path), required=True)
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=Path("."), show_default=True)
+@one_line_errors
+def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path) -> None:
+    """Simulated vs live errors per metric; writes OUT/validation.json."""
+    if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
+        from agbench.calibration.load_fit import validate_load
+
+        click.echo(f"validation: {validate_load(profile, run_dirs[0], out)}")
+        return
+    from agbench.calibration import validate as check
+
+    path = check(profile, list(run_dirs), out)
+    click.echo(f"validation: {path}")

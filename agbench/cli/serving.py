@@ -1,0 +1,50 @@
+"""``agbench serve``, ``agbench parsers`` and ``agbench parse``: the model server and tool-call parsers."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from agbench.cli.app import main, one_line_errors
+from agbench.config import ServerSettings
+
+
+@main.command()
+@click.option("--model", default="smollm2-135m", show_default=True, help="Registry name or a .gguf path.")
+@click.option("--port", type=int, default=None, help="Port on 127.0.0.1 (default: a free one).")
+@click.option("--parallel", type=click.IntRange(min=1), default=1, show_default=True, help="Slots.")
+@click.option("--ctx", type=click.IntRange(min=64), default=4096, show_default=True, help="Total KV tokens.")
+@click.option("--kv-unified", is_flag=True, help="One KV pool shared by all slots.")
+@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
+@one_line_errors
+def serve(model: str, port: int | None, parallel: int, ctx: int, kv_unified: bool, threads: int) -> None:
+    """Run llama.cpp's llama-server in the foreground on 127.0.0.1."""
+    from agbench.live.serving import serve_forever
+
+    settings = ServerSettings(
+        model=model, n_ctx=ctx, n_parallel=parallel, kv_unified=kv_unified, threads=threads
+    )
+    serve_forever(settings, port)
+
+
+# ---- parsers -----------------------------------------------------------------------------------
+@main.command()
+def parsers() -> None:
+    """Tool-call parser names, one a line."""
+    from agbench.live.parsers import parser_names
+
+    for name in parser_names():
+        click.echo(name)
+
+
+@main.command()
+@click.option("--parser", "parser_name", default="auto", show_default=True)
+@one_line_errors
+def parse(parser_name: str) -> None:
+    """Tool calls found in a model's text (stdin), as JSON."""
+    from agbench.live.parsers import parse_text
+
+    calls = parse_text(sys.stdin.read(), parser_name)
+    click.echo(json.dumps([c.to_dict() for c in calls], indent=1))

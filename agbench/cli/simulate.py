@@ -1,0 +1,121 @@
+"""``agbench sim`` and ``agbench whatif``: the simulator's matrix, open-loop requests and the deployment search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agbench.cli.app import main, one_line_errors
+from agbench.config import parse_architectures, parse_concurrency
+
+
+@main.command()
+@click.option("--scenario", default=None, help="A shipped scenario name or a TOML file.")
+@click.option(
+    "--explain",
+    default=None,
+    metavar="SCENARIO",
+    help="Print the scenario's tokens/s by batch size with the source of every number, and exit.",
+)
+@click.option("--archs", default=None, help="Default: the scenario's.")
+@click.option("--concurrency", default=None, help="Default: the scenario's.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=None)
+@click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
+@click.option(
+    "--trajectories", type=click.Path(path_type=Path), default=None, help="Replay this trajectory set."
+)
+@click.option("--profile", type=click.Path(path_type=Path), default=None, help="A calibrated profile.")
+@click.option("--limit", type=int, default=None)
+@click.option(
+    "--requests",
+    "request_trace",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Open loop: replay this request trace (JSON lines) or a load run's levels (its directory).",
+)
+@click.option("--rate", default=None, help="Open loop: constant-rate levels, requests/s (0.2,0.5,1).")
+@click.option(
+    "--load-requests", type=click.IntRange(min=1), default=40, show_default=True, help="With --rate."
+)
+@click.option(
+    "--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S."
+)
+@click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
+@one_line_errors
+def sim(
+    scenario: str | None,
+    explain: str | None,
+    archs: str | None,
+    concurrency: str | None,
+    seed: int,
+    out: Path | None,
+    ray: str | None,
+    trajectories: Path | None,
+    profile: Path | None,
+    limit: int | None,
+    request_trace: Path | None,
+    rate: str | None,
+    load_requests: int,
+    prompt_tokens: str,
+    output_tokens: str,
+) -> None:
+    """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
+    --rate, open-loop requests through its server alone)."""
+    if explain is not None:
+        from agbench.sim.predictors.explain import render
+        from agbench.sim.scenario import load_scenario
+
+        click.echo(render(load_scenario(explain)))
+        return
+    if scenario is None:
+        raise click.UsageError("give --scenario (or --explain SCENARIO)")
+    if request_trace is not None or rate is not None:
+        from agbench.load import levels_for_sim
+        from agbench.sim.open_loop import run_load_sim
+        from agbench.sim.sweep import default_out_dir
+
+        levels = levels_for_sim(request_trace, rate, load_requests, prompt_tokens, output_tokens, seed)
+        target = out or default_out_dir("sim-load")
+        run_dir = run_load_sim(scenario, levels, target, profile=profile, seed=seed)
+        click.echo(f"run directory: {run_dir}")
+        click.echo(f"report: {run_dir / 'summary.html'}")
+        return
+    from agbench.sim import run_matrix
+
+    run_dir = run_matrix(
+        scenario,
+        archs=parse_architectures(archs) if archs else None,
+        concurrency=parse_concurrency(concurrency) if concurrency else None,
+        seed=seed,
+        out_dir=out,
+        ray=ray,
+        trajectories=trajectories,
+        profile=profile,
+        limit=limit,
+    )
+    click.echo(f"run directory: {run_dir}")
+    click.echo(f"report: {run_dir / 'summary.html'}")
+
+
+@main.command()
+@click.argument("spec")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Report directory.")
+@click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: cores).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Tasks per point.")
+@one_line_errors
+def whatif(spec: str, out: Path | None, ray: str | None, workers: int | None, limit: int | None) -> None:
+    """Search deployments (device, model, KV pool, slots, architecture, concurrency) in the
+    simulator; print and plot the Pareto front of the spec's objectives."""
+    from agbench.sim.sweep import default_out_dir
+    from agbench.sim.whatif import search, write_report
+    from agbench.sim.whatif.report import front_lines
+
+    result = search(spec, workers=workers, ray=ray, limit=limit)
+    target = out or default_out_dir("whatif")
+    files = write_report(result, target)
+    for line in front_lines(result):
+        click.echo(line)
+    click.echo(f"report: {files[-1]}")

@@ -380,7 +380,8 @@ class ReplayAgent:
         (bounded). Returns the report, the extra lead turns, the lead's last reply and the size
         of the lead's history after them (None: no extra turn); or how it ended."""
         sub = turn.delegate
-        assert sub is not None and plan.helper is not None
+        assert sub is not None
+        assert plan.helper is not None
         progress = 0
         extra_turns = 0
         history: int | None = None

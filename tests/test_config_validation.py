@@ -114,4 +114,5 @@ def test_cli_bad_profile_value_is_one_line_exit_2(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert line.startswith(f"agbench: error: {path}.server: n_parallel = -4") and "allowed" in line
+    assert line.startswith(f"agbench: error: {path}.server: n_parallel = -4")
+    assert "allowed" in line

@@ -94,7 +94,8 @@ def test_select_tasks_is_one_seeded_order() -> None:
     assert select_tasks(items, seed=7, ids=chosen) == select_tasks(items, seed=7, ids=sorted(chosen))
     assert select_tasks(items, seed=7, ids=chosen) == seeded_order([i for i in items if i.id in chosen], 7)
     office = select_tasks(items, seed=7, categories=["office"])
-    assert {i.category for i in office} == {"office"} and len(office) == 10
+    assert {i.category for i in office} == {"office"}
+    assert len(office) == 10
     with pytest.raises(AgbenchError, match="--limit"):
         select_tasks(items, seed=7, limit=0)
 

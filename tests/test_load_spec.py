@@ -67,7 +67,13 @@ def test_simulated_open_loop_saturates_like_a_server() -> None:
     records = simulate_load(profile, levels)
     calls = [r for r in records if type(r).__name__ == "ModelCall"]
     assert (
-        len(calls) == 60 and {c.agent for c in calls} == {"local"} and {c.concurrency for c in calls} == {0}
+        len(calls) == 60
+    )
+    assert (
+        {c.agent for c in calls} == {"local"}
+    )
+    assert (
+        {c.concurrency for c in calls} == {0}
     )
     by_level = {lv.task: sorted(c.ttft_s for c in calls if c.task == lv.task) for lv in levels}
     slow, fast = (statistics.median(by_level[lv.task]) for lv in levels)
@@ -102,4 +108,5 @@ def test_sim_load_run_directory_and_cli(tmp_path: Path) -> None:
     again = json.loads((tmp_path / "again" / "summary.json").read_text())
     assert again["levels"] == summary["levels"]
     bad = CliRunner().invoke(main, ["load", "--rates", "1", "--trace", "x.jsonl"])
-    assert bad.exit_code == 2 and "exactly one of --rates, --poisson or --trace" in bad.output
+    assert bad.exit_code == 2
+    assert "exactly one of --rates, --poisson or --trace" in bad.output

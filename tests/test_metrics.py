@@ -154,7 +154,8 @@ def test_hand_computed_outcomes() -> None:
     assert lo["failures"]["failed_sandbox"] == 1
     assert lo["failures"]["execution_error"] == 0  # the superseded attempt does not count
     assert co["failures"]["context_limit"] == 1
-    assert "interrupted" not in lo["failures"] and "success" not in lo["failures"]
+    assert "interrupted" not in lo["failures"]
+    assert "success" not in lo["failures"]
     assert lo["time_breakdown_s"] == {"local_model": 5.0, "cloud_model": 0.0, "tools": 0.5, "other": 0.5}
     assert lo["time_breakdown_total_s"]["local_model"] == 20.0
     assert lo["local_context_errors"] == 1
@@ -398,6 +399,8 @@ def test_tables_without_optional_columns_use_record_defaults() -> None:
     conf = summarize({"task_runs": minimal}, {})["configurations"][0]
     assert (conf["tasks"], conf["success"], conf["failures"]["timeout"]) == (2, 1, 1)
     assert conf["goodput_per_h"] == pytest.approx(60.0)
-    assert conf["cloud_cost_usd"] == 0.0 and conf["exposure_ratio"] == 0.0
+    assert conf["cloud_cost_usd"] == 0.0
+    assert conf["exposure_ratio"] == 0.0
     assert conf["score_valid_tasks_only"] == 1.0  # the timeout is not a valid row
-    assert conf["ttft_p50_s"] is None and conf["kv_peak_fraction"] is None
+    assert conf["ttft_p50_s"] is None
+    assert conf["kv_peak_fraction"] is None

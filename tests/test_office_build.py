@@ -22,7 +22,8 @@ GENERATORS = ("expenses", "contract", "minutes", "payroll", "letters", "budget")
 
 def load_gen_office() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gen_office", BUILD / "gen_office.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -139,7 +139,8 @@ def test_one_run_writes_every_report_file(tmp_path: Path) -> None:
     assert summary["source"] == "live"
     assert summary["agent_kind"] == "replay"
     assert "cloud stand-in" in summary["labels"]
-    assert summary["meta"]["git_commit"] == "abc123" and summary["meta"]["seed"] == 7
+    assert summary["meta"]["git_commit"] == "abc123"
+    assert summary["meta"]["seed"] == 7
     assert len(summary["configurations"]) == 4
     for conf in summary["configurations"]:
         assert set(conf) >= CONTRACT_KEYS
@@ -155,7 +156,8 @@ def test_one_run_writes_every_report_file(tmp_path: Path) -> None:
     assert list(rows[0])[: len(CSV_COLUMNS)] == CSV_COLUMNS
     assert len(rows) == 9  # 8 finished attempts + the interrupted one, kept for audit
     interrupted = [r for r in rows if r["status"] == "interrupted"]
-    assert len(interrupted) == 1 and interrupted[0]["counted"] == "False"
+    assert len(interrupted) == 1
+    assert interrupted[0]["counted"] == "False"
 
     graded = [json.loads(line) for line in (run_dir / "graded_results.jsonl").read_text().splitlines()]
     assert len(graded) == 9
@@ -165,10 +167,13 @@ def test_one_run_writes_every_report_file(tmp_path: Path) -> None:
     page = parse_page(run_dir / "summary.html")
     assert page.tags.count("svg") >= 9  # every figure, KV usage and distributions included
     assert page.external == []
-    assert "script" not in page.tags and "link" not in page.tags
+    assert "script" not in page.tags
+    assert "link" not in page.tags
     text = (run_dir / "summary.html").read_text()
-    assert "replay" in text and "cloud stand-in" in text
-    assert "sk-do-not-leak" not in text and "sk-do-not-leak" not in (run_dir / "summary.json").read_text()
+    assert "replay" in text
+    assert "cloud stand-in" in text
+    assert "sk-do-not-leak" not in text
+    assert "sk-do-not-leak" not in (run_dir / "summary.json").read_text()
     assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "").replace(
         'xmlns:xlink="http://www.w3.org/1999/xlink"', ""
     )
@@ -188,7 +193,8 @@ def test_live_and_sim_compared_side_by_side(tmp_path: Path) -> None:
     sim = make_run(tmp_path / "sim", "sim", scale=1.2)
     written = write_reports([live, sim])
     comparison = tmp_path / "comparison"
-    assert comparison / "summary.json" in written and comparison / "summary.html" in written
+    assert comparison / "summary.json" in written
+    assert comparison / "summary.html" in written
     summary = json.loads((comparison / "summary.json").read_text())
     assert summary["sources"] == ["live", "sim"]
     assert [r["tag"] for r in summary["runs"]] == ["live", "sim"]
@@ -196,10 +202,13 @@ def test_live_and_sim_compared_side_by_side(tmp_path: Path) -> None:
     assert {c["source"] for c in summary["configurations"]} == {"live", "sim"}
     assert all(set(c) >= CONTRACT_KEYS for c in summary["configurations"])
     page = parse_page(comparison / "summary.html")
-    assert page.external == [] and page.tags.count("svg") >= 9
+    assert page.external == []
+    assert page.tags.count("svg") >= 9
     text = (comparison / "summary.html").read_text()
-    assert "[sim] LO C=1" in text and "[live] LO C=1" in text
-    assert (live / "summary.html").is_file() and (sim / "summary.json").is_file()
+    assert "[sim] LO C=1" in text
+    assert "[live] LO C=1" in text
+    assert (live / "summary.html").is_file()
+    assert (sim / "summary.json").is_file()
 
     elsewhere = tmp_path / "elsewhere"
     write_reports([live, sim], elsewhere)
@@ -208,7 +217,8 @@ def test_live_and_sim_compared_side_by_side(tmp_path: Path) -> None:
 
 def _one_line(exc: AgbenchError) -> str:
     message = str(exc)
-    assert "\n" not in message and message
+    assert "\n" not in message
+    assert message
     return message
 
 

@@ -199,9 +199,13 @@ def test_run_meta_round_trips_and_keeps_unknown_keys(tmp_path: Path) -> None:
     meta.extra["future_field"] = {"x": 1}
     store = RunStore.create(tmp_path / "run", meta)
     raw = store.meta()
-    assert raw["source"] == "sim" and raw["future_field"] == {"x": 1} and "backend" not in raw
+    assert raw["source"] == "sim"
+    assert raw["future_field"] == {"x": 1}
+    assert "backend" not in raw
     again = store.run_meta()
     assert again.to_dict() == raw
     assert (again.source, again.device, again.seed) == (RunSource.SIM, "pi5", 3)
     old = RunMeta.from_dict({"run_id": "old", "cloud": {"model": "m", "prices": {"output_per_m": 1.0}}})
-    assert old.cloud is not None and old.cloud.prices.output_per_m == 1.0 and old.source is RunSource.LIVE
+    assert old.cloud is not None
+    assert old.cloud.prices.output_per_m == 1.0
+    assert old.source is RunSource.LIVE

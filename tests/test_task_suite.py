@@ -120,7 +120,8 @@ def corpus_urls() -> dict[str, str]:
     urls = {}
     for doc in sorted((suite_root() / "_corpus").rglob("*.md")):
         lines = doc.read_text().splitlines()
-        assert len(lines) > 3 and lines[0].startswith("# "), f"{doc}: first line must be '# Title'"
+        assert len(lines) > 3, f"{doc}: first line must be '# Title'"
+        assert lines[0].startswith("# "), f"{doc}: first line must be '# Title'"
         assert lines[1].startswith("url: https://corpus.local/"), f"{doc}: second line must be the url"
         urls[lines[1].removeprefix("url: ").strip()] = lines[0][2:]
     return urls
@@ -136,7 +137,8 @@ def test_replay_plans_name_known_tools(suite: list[Task]) -> None:
     urls = corpus_urls()
     for task in suite:
         plan = json.loads((task.solution_dir / "tools.json").read_text())
-        assert isinstance(plan, list) and plan, task.id
+        assert isinstance(plan, list), task.id
+        assert plan, task.id
         for step in plan:
             assert step["tool"] in KNOWN_TOOLS, f"{task.id}: unknown tool {step['tool']}"
             assert isinstance(step["arguments"], dict), task.id
@@ -178,7 +180,8 @@ def test_office_and_media_inputs_open_in_independent_readers() -> None:
     for path in sorted(root.glob("office/*/environment/*.odt")):
         with zipfile.ZipFile(path) as zf:
             first = zf.infolist()[0]
-            assert first.filename == "mimetype" and first.compress_type == zipfile.ZIP_STORED
+            assert first.filename == "mimetype"
+            assert first.compress_type == zipfile.ZIP_STORED
             assert zf.read("mimetype") == b"application/vnd.oasis.opendocument.text"
     for path in sorted(root.glob("multimedia/*/environment/**/*.png")):
         with image.open(path) as im:
@@ -189,14 +192,17 @@ def test_office_and_media_inputs_open_in_independent_readers() -> None:
             exif = im.getexif()
             assert set(exif.get_ifd(0x8825)) == {1, 2, 3, 4}, path  # GPS lat/lon and refs
             assert 0x9003 in exif.get_ifd(0x8769), path  # DateTimeOriginal
-            assert isinstance(exif.get(0x010E), str) and len(exif[0x010E]) > 4, path
+            assert isinstance(exif.get(270), str), path
+            assert len(exif[270]) > 4, path
     for path in sorted(root.glob("multimedia/*/environment/**/*.wav")):
         with wave.open(str(path)) as w:
-            assert w.getnframes() > 0 and w.getframerate() in (8000, 11025), path
+            assert w.getnframes() > 0, path
+            assert w.getframerate() in (8000, 11025), path
     for path in sorted(root.glob("multimedia/*/environment/**/*.mp3")):
         data = path.read_bytes()
         size = (data[6] << 21) | (data[7] << 14) | (data[8] << 7) | data[9]
-        assert data[:3] == b"ID3" and data[10 + size : 10 + size + 2] == b"\xff\xfb", path
+        assert data[:3] == b"ID3", path
+        assert data[10 + size : 10 + size + 2] == b"\xff\xfb", path
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

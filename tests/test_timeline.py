@@ -30,18 +30,23 @@ def check_trace_format(trace: dict[str, Any]) -> None:
     }
     for e in trace["traceEvents"]:
         assert e["ph"] in PHASES, e
-        assert isinstance(e["name"], str) and e["name"]
+        assert isinstance(e["name"], str)
+        assert e["name"]
         assert isinstance(e["pid"], int)
         if e["ph"] == "X":
-            assert isinstance(e["tid"], int) and (e["pid"], e["tid"]) in named_tids
-            assert isinstance(e["ts"], int | float) and e["ts"] >= 0
-            assert isinstance(e["dur"], int | float) and e["dur"] >= 0
+            assert isinstance(e["tid"], int)
+            assert (e["pid"], e["tid"]) in named_tids
+            assert isinstance(e["ts"], int | float)
+            assert e["ts"] >= 0
+            assert isinstance(e["dur"], int | float)
+            assert e["dur"] >= 0
             assert isinstance(e["cat"], str)
             assert isinstance(e.get("args", {}), dict)
         elif e["ph"] == "C":
             assert e["pid"] in named_pids
             assert isinstance(e["ts"], int | float)
-            assert e["args"] and all(isinstance(v, int | float) for v in e["args"].values())
+            assert e["args"]
+            assert all(isinstance(v, int | float) for v in e["args"].values())
         else:
             assert e["name"] in ("process_name", "thread_name", "process_sort_index", "thread_sort_index")
             assert set(e["args"]) in ({"name"}, {"sort_index"})
@@ -138,14 +143,18 @@ def test_trace_follows_the_event_format_and_draws_every_kind() -> None:
     assert track_names(trace) == {("dev HCL C=2", "t1#1 cloud"), ("dev HCL C=2", "t1#1 local-sub")}
     # The local call's spans: queue = limiter 0.2 s + server wait (1.5 - 1.0) s, then prefill 1 s, decode 1.5 s.
     spans = {e["name"]: e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"].startswith("model.")}
-    assert spans["queue"]["ts"] == pytest.approx(3.1e6) and spans["queue"]["dur"] == pytest.approx(0.7e6)
-    assert spans["prefill"]["ts"] == pytest.approx(3.8e6) and spans["prefill"]["dur"] == pytest.approx(1.0e6)
-    assert spans["decode"]["ts"] == pytest.approx(4.8e6) and spans["decode"]["dur"] == pytest.approx(1.5e6)
+    assert spans["queue"]["ts"] == pytest.approx(3.1e6)
+    assert spans["queue"]["dur"] == pytest.approx(0.7e6)
+    assert spans["prefill"]["ts"] == pytest.approx(3.8e6)
+    assert spans["prefill"]["dur"] == pytest.approx(1.0e6)
+    assert spans["decode"]["ts"] == pytest.approx(4.8e6)
+    assert spans["decode"]["dur"] == pytest.approx(1.5e6)
     task = next(e for e in trace["traceEvents"] if e["name"] == "task t1")
     cloud_tid = next(
         e["tid"] for e in trace["traceEvents"] if e["ph"] == "M" and e["args"].get("name") == "t1#1 cloud"
     )
-    assert task["tid"] == cloud_tid and task["args"]["status"] == "success"  # HCL: the cloud agent leads
+    assert task["tid"] == cloud_tid
+    assert task["args"]["status"] == "success"
 
 
 def test_live_and_simulated_replays_carry_the_same_tracks() -> None:
@@ -187,7 +196,9 @@ def test_simulated_run_directory_gets_timeline_json(tmp_path: Path) -> None:
     assert write_timeline(run_dir) == path  # rewriting reads the run directory's tables
     assert (
         "<svg" in (run_dir / "summary.html").read_text()
-        and "Timeline" in (run_dir / "summary.html").read_text()
+    )
+    assert (
+        "Timeline" in (run_dir / "summary.html").read_text()
     )
 
 

@@ -108,7 +108,8 @@ class BwrapSandbox(Sandbox):
         tmpfs as HOME and TMPDIR, uid 1001 (the agent was 1000), no network. Agent code the
         verifier runs goes into a nested user+pid namespace (agbench_grading.run_agent_code),
         which bubblewrap allows because it does not disable user namespaces."""
-        assert self.grading is not None and self.rootfs is not None
+        assert self.grading is not None
+        assert self.rootfs is not None
         return [
             "--die-with-parent",
             "--new-session",
@@ -132,7 +133,8 @@ class BwrapSandbox(Sandbox):
         ]  # fmt: skip
 
     def _bwrap_args(self, cmd: list[str], cwd: str, env: dict[str, str] | None) -> list[str]:
-        assert self._bwrap is not None and self.rootfs is not None
+        assert self._bwrap is not None
+        assert self.rootfs is not None
         args = [self._bwrap, "--unshare-all"]
         if self.grading is not None:
             args += self._grading_args()

@@ -129,7 +129,8 @@ class ManagedServer:
         return embedded
 
     def _await_ready(self, deadline: float) -> str:
-        assert self._proc is not None and self._proc.stdout is not None
+        assert self._proc is not None
+        assert self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
         buffer = b""
         while time.monotonic() < deadline:

@@ -19,76 +19,18 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import simpy
 
 from agbench.errors import AgbenchError
 from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import CachedPrompt, PromptCache
 from agbench.sim.profiles import ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
 
 EPS = 1e-9
-
-
-@dataclass(eq=False)
-class LocalRequest:
-    conv: object
-    sys_key: object
-    sys_tokens: int
-    prompt_tokens: int
-    max_tokens: int
-    t_arrive: float
-    done: simpy.Event
-    slot: Slot | None = None
-    cached: int = 0
-    prefill_left: float = 0.0
-    out_target: int = 0
-    generated: float = 0.0
-    prefilled: float = 0.0
-    rate_p: float = 0.0
-    rate_d: float = 0.0
-    t_slot: float | None = None
-    t_first: float | None = None
-    t_done: float | None = None
-    finish_reason: str = ""
-    error_class: str = ""
-    status_code: int = 200
-    batch_left_at_start: float = 0.0  # prompt left when the current batch took it ("iterations")
-
-    @property
-    def held(self) -> float:
-        """KV cells this request occupies now."""
-        return self.cached + self.prefilled + self.generated
-
-    @property
-    def completion_tokens(self) -> int:
-        return round(self.generated)
-
-    def call_figures(self, t0: float, now: float) -> dict[str, Any]:
-        """The ``model_calls`` figures of this request as the live client records them, for a
-        call sent at ``t0`` (TTFT and total from there; llama.cpp's own prompt/generation ms)."""
-        decode_s = (
-            (self.t_done - self.t_first) if (self.t_first is not None and self.t_done is not None) else None
-        )
-        return {
-            "ttft_s": (self.t_first - t0) if self.t_first is not None else None,
-            "total_s": (self.t_done if self.t_done is not None else now) - t0,
-            "prompt_tokens": self.prompt_tokens,
-            "cached_tokens": self.cached,
-            "completion_tokens": self.completion_tokens,
-            "output_tok_s": (self.completion_tokens / decode_s) if decode_s else None,
-            "prompt_ms": ((self.t_first - self.t_slot) * 1000)
-            if (self.t_first is not None and self.t_slot is not None)
-            else None,
-            "predicted_ms": decode_s * 1000 if decode_s is not None else None,
-            "finish_reason": self.finish_reason,
-            "error_class": self.error_class,
-            "status_code": self.status_code,
-            "slot_id": self.slot.index if self.slot is not None else None,
-        }
 
 
 SampleHook = Callable[..., None]  # (server, *, t=None, kv=None): a sample of the server now or at t
@@ -467,9 +409,13 @@ class LocalServer:
                     limit = next_dt * decode_each
         if self._idle_holds_kv:
             used += self._idle_tokens
+        self._schedule_next(next_dt, used, prefill_each * n_prefilling + decode_each * batch)
+
+    def _schedule_next(self, next_dt: float, used: float, growth: float) -> None:
+        """After a re-plan: the KV peak, the moment a unified pool fills (if sooner than
+        ``next_dt``), the one wake-up, and the periodic sample."""
         if used > self.kv_peak:
             self.kv_peak = used
-        growth = prefill_each * n_prefilling + decode_each * batch
         if self._kv_unified and growth > 0:
             full_in = (self.pool_tokens - used) / growth
             if full_in < next_dt:
@@ -574,25 +520,7 @@ class LocalServer:
                     next_dt = left / decode_each
                     limit = next_dt * decode_each
             growth += decode_each * batch
-        if used > self.kv_peak:
-            self.kv_peak = used
-        if self._kv_unified and growth > 0:
-            full_in = (self.pool_tokens - used) / growth
-            if full_in < next_dt:
-                next_dt = full_in
-        self._generation += 1
-        if next_dt < math.inf:
-            generation = self._generation
-            wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
-            wake.callbacks.append(lambda _ev: self._wake(generation))
-        now = self.env._now
-        if (
-            self.sample_hook is not None
-            and not self._grid_sampling
-            and now - self._last_sample >= self.sample_interval_s
-        ):
-            self._last_sample = now
-            self.sample_hook(self)
+        self._schedule_next(next_dt, used, growth)
 
     def _wake(self, generation: int) -> None:
         if generation != self._generation:

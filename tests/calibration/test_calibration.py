@@ -56,7 +56,8 @@ def test_calibrate_writes_a_profile_whose_fits_have_sample_counts(profile: Path)
     assert data["fit"]["concurrency"] == [1, 2]
     rates = data["server"]["rates"]
     assert rates["source"] == "calibrated"
-    assert rates["prefill_tok_s"] > 0 and rates["decode_step_s"] > 0
+    assert rates["prefill_tok_s"] > 0
+    assert rates["decode_step_s"] > 0
     for name in ("server_decode", "server_prefill", "cloud_ttft", "harness_turn_gap"):
         assert data["fit"][name]["samples"] >= 5, name
     # the reference's cloud was a local stand-in: the profile says so and simulates it as one
@@ -75,7 +76,8 @@ def test_validate_compares_every_live_configuration(validation: dict[str, Any]) 
     for row in metrics["suite_wall_s"]["rows"]:
         assert set(row) >= {"architecture", "concurrency", "live", "sim", "error_pct"}
         assert row["held_out"] == (row["concurrency"] in (4, 8))
-        assert row["live"] > 0 and row["sim"] > 0
+        assert row["live"] > 0
+        assert row["sim"] > 0
         assert row["error_pct"] == pytest.approx((row["sim"] - row["live"]) / row["live"] * 100)
 
 
@@ -103,7 +105,8 @@ def test_a_simulated_run_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(AgbenchError) as info:
         calibrate([sim_run], tmp_path / "p.toml")
     message = str(info.value)
-    assert "\n" not in message and "live" in message
+    assert "\n" not in message
+    assert "live" in message
 
 
 def test_unfitted_levels_give_a_clear_error(tmp_path: Path) -> None:
@@ -182,7 +185,8 @@ def test_the_cloud_standin_contends_like_a_local_server() -> None:
         for c in (1, 8):
             result = simulate(profile, "CO", c, 0, workload)
             calls = [r for r in result.records if isinstance(r, ModelCall)]
-            assert calls and all(r.endpoint == "cloud" for r in calls)
+            assert calls
+            assert all(r.endpoint == "cloud" for r in calls)
             per_call[(standin, c)] = sum(r.total_s for r in calls) / len(calls)
     # an API does not slow down with our load; a second llama-server on the same cores does
     assert per_call[(False, 8)] == pytest.approx(per_call[(False, 1)], rel=0.05)

@@ -66,7 +66,8 @@ def test_fit_fast_figures_agree_with_the_official_metrics(rows: list[check.Check
     fast = figures(runs)
     for row in rows:
         value = fast.get(fit.key_of(row.target))
-        assert value is not None and row.simulated is not None, row.target.label
+        assert value is not None, row.target.label
+        assert row.simulated is not None, row.target.label
         assert value == pytest.approx(row.simulated, rel=1e-6, abs=1e-9), row.target.label
 
 
@@ -100,7 +101,8 @@ def test_intended_successes_add_up() -> None:
         assert all(0 <= wanted[(c, arch)] <= n for c, n in counts.items())
         published = [t.value for t in targets("success") if t.arch == arch]
         assert all(abs(fit.arch_success_target(arch) - p) <= 2 for p in published)
-    assert wanted[("terminal", "LO")] == 5 and wanted[("local_files", "LO")] == 10
+    assert wanted[("terminal", "LO")] == 5
+    assert wanted[("local_files", "LO")] == 10
     assert len({t.label for t in TARGETS}) == len(TARGETS)
 
 
@@ -169,7 +171,9 @@ def test_paper_notebook_executes_and_renders(tmp_path: Path, monkeypatch: pytest
     assert images >= 8, "the plots did not render"
     text = json.dumps([o.get("text", "") for o in outputs])
     assert "bounded figures within their bounds" in text
-    assert nb.cells[-1].cell_type == "markdown" and "C = 1 / 2 / 4 / 8" in nb.cells[-1].source
+    assert nb.cells[-1].cell_type == "markdown"
+    assert "C = 1 / 2 / 4 / 8" in nb.cells[-1].source
     html, _ = HTMLExporter().from_notebook_node(nb)  # type: ignore[no-untyped-call]
     (tmp_path / "paper.html").write_text(html)
-    assert "<html" in html.lower() and "The predictions, plainly" in html
+    assert "<html" in html.lower()
+    assert "The predictions, plainly" in html

@@ -138,7 +138,8 @@ def check_identity_and_read_only_system(backend: str, tmp_path: Path) -> None:
                 assert res.exit_code != 0, path
             for path in ("/work/new.txt", "/tmp/new.txt"):
                 res = await sb.exec(["sh", "-c", f"echo x > {path} && cat {path}"], timeout_s=30)
-                assert res.exit_code == 0 and res.stdout_text.strip() == "x", (path, res)
+                assert res.exit_code == 0, (path, res)
+                assert res.stdout_text.strip() == "x", (path, res)
             # The environment is copied, Dockerfile excluded; the original task folder is untouched.
             listing = (await sb.exec(["ls", "-A", "/work"], timeout_s=30)).stdout_text.split()
             assert sorted(listing) == ["new.txt", "numbers.txt"]
@@ -231,7 +232,7 @@ def check_no_host_files_or_hidden_dirs(backend: str, tmp_path: Path) -> None:
                 await sb.read_file("/work/link")
             assert await sb.read_file("/work/hostname") == b"sandbox\n"
             await sb.exec(["ln", "-s", str(tmp_path), "/work/dirlink"], timeout_s=30)
-            with pytest.raises(OSError):
+            with pytest.raises(OSError):  # noqa: PT011 - refused however the backend words it
                 await sb.write_file("/work/dirlink/planted.txt", b"x")
             assert not (tmp_path / "planted.txt").exists()
             # Only verification brings the verifier in.
@@ -257,7 +258,8 @@ def check_memory_bomb(backend: str, tmp_path: Path) -> None:
         sb = await started(backend, task, tmp_path / "attempt")
         try:
             res = await sb.exec(["python3", "-c", bomb], timeout_s=60)
-            assert res.exit_code != 0 and not res.timed_out, res
+            assert res.exit_code != 0, res
+            assert not res.timed_out, res
             # Well under the limit still works, and the sandbox survives the bomb.
             ok = await sb.exec(
                 ["python3", "-c", f"x = bytearray({MEMORY_MB // 4} << 20); print('fine')"], timeout_s=60
@@ -324,7 +326,8 @@ def check_hung_command_killed(backend: str, tmp_path: Path) -> None:
         sb = await started(backend, task, tmp_path / "attempt")
         try:
             res = await sb.exec(["sh", "-c", f"echo started; sleep {marker} & sleep {marker}"], timeout_s=1.5)
-            assert res.timed_out and res.exit_code == 137
+            assert res.timed_out
+            assert res.exit_code == 137
             assert res.stdout_text.strip() == "started"  # output before the kill is kept
             assert res.wall_s < 30
             for _ in range(50):
@@ -363,7 +366,7 @@ def check_nothing_left_after_destroy(backend: str, tmp_path: Path) -> Sandbox:
     assert (attempt / "work" / "numbers.txt").is_file()  # the work dir stays for inspection
     assert not (attempt / "work" / "suid-sh").stat().st_mode & 0o6000
     assert attempt.stat().st_mode & 0o077 == 0  # private to the harness user
-    with pytest.raises(Exception):  # noqa: B017 - any error: a destroyed sandbox does not run
+    with pytest.raises(Exception):  # noqa: B017, PT011 - any error: a destroyed sandbox does not run
         run(sb.exec(["true"], timeout_s=5))
     return sb
 
@@ -394,7 +397,9 @@ def check_file_roundtrip(backend: str, tmp_path: Path) -> None:
                 res = await sb.exec(["sha256sum", path], timeout_s=30)
                 assert res.exit_code == 0
             burn = await sb.exec(["python3", "-c", "sum(i * i for i in range(2_000_000))"], timeout_s=60)
-            assert burn.exit_code == 0 and burn.cpu_s > 0.01 and burn.wall_s > 0, burn
+            assert burn.exit_code == 0, burn
+            assert burn.cpu_s > 0.01, burn
+            assert burn.wall_s > 0, burn
             res = await sb.exec(["cat"], timeout_s=30, stdin=b"through stdin")
             assert res.stdout == b"through stdin"
             res = await sb.exec(["sh", "-c", "echo $FOO; pwd; echo err >&2; exit 3"], timeout_s=30,
@@ -402,7 +407,7 @@ def check_file_roundtrip(backend: str, tmp_path: Path) -> None:
             assert (res.stdout_text, res.stderr_text, res.exit_code) == ("bar\n/tmp\n", "err\n", 3)
             with pytest.raises(FileNotFoundError):
                 await sb.read_file("/work/missing.txt")
-            with pytest.raises(OSError):
+            with pytest.raises(OSError):  # noqa: PT011 - refused however the backend words it
                 await sb.write_file("/usr/bin/evil", b"x")
             # What the sandbox writes is what the host sees in work_dir_host, and back.
             await sb.exec(["sh", "-c", "echo inside > /work/from_inside.txt"], timeout_s=30)
@@ -456,10 +461,12 @@ def check_output_flood_capped(backend: str, tmp_path: Path) -> None:
             res = await sb.exec(
                 ["head", "-c", str(MAX_CAPTURE_BYTES + (8 << 20)), "/dev/zero"], timeout_s=120
             )
-            assert res.exit_code == 0 and not res.timed_out, res.exit_code
+            assert res.exit_code == 0, res.exit_code
+            assert not res.timed_out, res.exit_code
             assert len(res.stdout) == MAX_CAPTURE_BYTES
             flood = await sb.exec(["yes"], timeout_s=2)
-            assert flood.timed_out and 0 < len(flood.stdout) <= MAX_CAPTURE_BYTES
+            assert flood.timed_out
+            assert 0 < len(flood.stdout) <= MAX_CAPTURE_BYTES
         finally:
             await sb.destroy()
 

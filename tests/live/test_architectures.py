@@ -115,8 +115,10 @@ class Harness:
 
 
 def test_plans_name_who_leads_and_how_they_coordinate() -> None:
-    assert plan_for("LO").lead.endpoint == "local" and plan_for("LO").coordination is None
-    assert plan_for("CO").lead.endpoint == "cloud" and plan_for("CO").endpoints == ("cloud",)
+    assert plan_for("LO").lead.endpoint == "local"
+    assert plan_for("LO").coordination is None
+    assert plan_for("CO").lead.endpoint == "cloud"
+    assert plan_for("CO").endpoints == ("cloud",)
     hcl, hll = plan_for(Architecture.HCL), plan_for(Architecture.HLL)
     assert (hcl.lead.endpoint, hcl.helper and hcl.helper.endpoint, hcl.coordination) == (
         "cloud",
@@ -137,7 +139,8 @@ def test_plans_name_who_leads_and_how_they_coordinate() -> None:
     }
     prompts = prompt_texts()
     for plan in PLANS.values():
-        assert plan.lead.prompt in prompts and prompts[plan.lead.prompt]["text"]
+        assert plan.lead.prompt in prompts
+        assert prompts[plan.lead.prompt]["text"]
 
 
 def test_final_answer_and_text_tool_list() -> None:
@@ -158,7 +161,8 @@ def test_final_answer_and_text_tool_list() -> None:
             }
         ]
     )
-    assert "<tool_call>" in text and "- read_file(path: string, limit: integer (optional)): Read." in text
+    assert "<tool_call>" in text
+    assert "- read_file(path: string, limit: integer (optional)): Read." in text
 
 
 def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -> None:
@@ -179,13 +183,16 @@ def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -
         },
     )
     outcome = asyncio.run(h.run())
-    assert outcome.status is None and outcome.answer == "42" and outcome.local_context_errors == 0
+    assert outcome.status is None
+    assert outcome.answer == "42"
+    assert outcome.local_context_errors == 0
     messages = h.rows("messages")
     assert len(messages) == 1
     m = messages[0]
     assert (m["kind"], m["sender"], m["receiver"], m["ok"]) == ("delegate", "cloud", "local-sub", True)
     assert m["request_bytes"] == len(b"Read numbers.txt and report the numbers.")
-    assert m["response_bytes"] == len(b"numbers.txt holds 20 and 22.") and m["t_end"] >= m["t_start"]
+    assert m["response_bytes"] == len(b"numbers.txt holds 20 and 22.")
+    assert m["t_end"] >= m["t_start"]
     tools = h.rows("tool_calls")
     assert [(t["agent"], t["tool"], t["exit_code"]) for t in tools] == [("local-sub", "read_file", 0)]
     calls = h.rows("model_calls")
@@ -201,8 +208,10 @@ def test_hcl_delegation_runs_a_local_sub_agent_with_real_tools(tmp_path: Path) -
     assert not any("ACCT-7731-SECRET" in json.dumps(r["messages"]) for r in h.clients["cloud"].requests)
     assert "delegate" in [t["function"]["name"] for t in h.clients["cloud"].requests[0]["tools"]]
     assert "delegate" not in [t["function"]["name"] for t in local_requests[0]["tools"]]
-    assert h.recorder.counters.cloud_calls == 2 and h.recorder.counters.cloud_cost_usd > 0
-    assert h.recorder.counters.local_model_s >= 0 and h.recorder.counters.tools_s > 0
+    assert h.recorder.counters.cloud_calls == 2
+    assert h.recorder.counters.cloud_cost_usd > 0
+    assert h.recorder.counters.local_model_s >= 0
+    assert h.recorder.counters.tools_s > 0
 
 
 @pytest.mark.parametrize("memory", ["persistent", "fresh"])
@@ -225,11 +234,13 @@ def test_hcl_sub_agent_keeps_its_history_across_delegations_unless_fresh(tmp_pat
         hcl_sub_agent=memory,
     )
     outcome = asyncio.run(h.run())
-    assert outcome.status is None and outcome.answer == "42"
+    assert outcome.status is None
+    assert outcome.answer == "42"
     assert [m["ok"] for m in h.rows("messages")] == [True, True]
     first, _, second = (r["messages"] for r in h.clients["local"].requests)
     if memory == "persistent":  # the first delegation's whole conversation, then the new instruction
-        assert second[: len(first)] == first and len(second) == len(first) + 4
+        assert second[: len(first)] == first
+        assert len(second) == len(first) + 4
         assert second[-2] == {"role": "assistant", "content": "It holds 20 and 22."}
         assert "ACCT-7731-SECRET" in json.dumps(second)  # the first delegation's tool result
     else:
@@ -251,7 +262,8 @@ def test_persistent_hcl_sub_agent_keeps_the_history_that_hit_a_context_error(tmp
         },
     )
     outcome = asyncio.run(h.run())
-    assert outcome.status is None and outcome.local_context_errors == 2
+    assert outcome.status is None
+    assert outcome.local_context_errors == 2
     first, second = (r["messages"] for r in h.clients["local"].requests)
     assert second == [*first, {"role": "user", "content": "Try again."}]
     # the lead saw only a generic failure, twice
@@ -272,12 +284,14 @@ def test_hll_consultation_asks_the_cloud_once_and_continues_locally(tmp_path: Pa
         },
     )
     outcome = asyncio.run(h.run())
-    assert outcome.status is None and outcome.answer == "42"
+    assert outcome.status is None
+    assert outcome.answer == "42"
     (m,) = h.rows("messages")
     assert (m["kind"], m["sender"], m["receiver"], m["ok"]) == ("consult", "local", "cloud", True)
     assert m["response_bytes"] == len(b"It is 42.")
     consult_request = h.clients["cloud"].requests[0]
-    assert consult_request["messages"][-1]["content"] == "What is 20 + 22?" and not consult_request["tools"]
+    assert consult_request["messages"][-1]["content"] == "What is 20 + 22?"
+    assert not consult_request["tools"]
     assert [t["tool"] for t in h.rows("tool_calls")] == ["list_dir"]
     assert [c["agent"] for c in h.rows("model_calls")] == ["local", "cloud", "local", "local"]
 
@@ -295,10 +309,12 @@ def test_local_context_error_inside_hcl_is_counted_against_the_local_agent(tmp_p
         },
     )
     outcome = asyncio.run(h.run())
-    assert outcome.status is None and outcome.answer == "42"  # the cloud lead papered over it
+    assert outcome.status is None
+    assert outcome.answer == "42"
     assert outcome.local_context_errors == 1
     (m,) = h.rows("messages")
-    assert m["kind"] == "delegate" and m["ok"] is False
+    assert m["kind"] == "delegate"
+    assert m["ok"] is False
     errors = [(c["agent"], c["error_class"]) for c in h.rows("model_calls") if c["error_class"]]
     assert errors == [("local-sub", "context_limit")]
 
@@ -308,8 +324,10 @@ def test_local_context_error_of_the_hll_lead_ends_the_attempt(tmp_path: Path) ->
         tmp_path, Architecture.HLL, {"local": [MockReply(error_class=ErrorClass.CONTEXT_LIMIT)], "cloud": []}
     )
     outcome = asyncio.run(h.run())
-    assert outcome.status is Status.CONTEXT_LIMIT and outcome.local_context_errors == 1
-    assert "context_limit" in outcome.reason and not h.rows("messages")
+    assert outcome.status is Status.CONTEXT_LIMIT
+    assert outcome.local_context_errors == 1
+    assert "context_limit" in outcome.reason
+    assert not h.rows("messages")
 
 
 def test_lo_and_co_offer_no_coordination_and_recover_from_bad_calls(tmp_path: Path) -> None:
@@ -329,10 +347,12 @@ def test_lo_and_co_offer_no_coordination_and_recover_from_bad_calls(tmp_path: Pa
             },
         )
         outcome = asyncio.run(h.run())
-        assert outcome.status is None and outcome.answer == "42", arch
+        assert outcome.status is None, arch
+        assert outcome.answer == "42", arch
         requests = h.clients[endpoint].requests
         offered = {t["function"]["name"] for t in requests[0]["tools"]}
-        assert "delegate" not in offered and "consult" not in offered
+        assert "delegate" not in offered
+        assert "consult" not in offered
         tool_msgs = [m for m in requests[1]["messages"] if m["role"] == "tool"]
         assert "unknown tool 'delegate'" in tool_msgs[-1]["content"]
         assert "Error" in [m for m in requests[2]["messages"] if m["role"] == "tool"][-1]["content"]
@@ -345,7 +365,8 @@ def test_lo_and_co_offer_no_coordination_and_recover_from_bad_calls(tmp_path: Pa
 def test_server_error_on_a_model_turn_is_an_execution_error(tmp_path: Path) -> None:
     h = Harness(tmp_path, Architecture.LO, {"local": [MockReply(error_class=ErrorClass.SERVER_ERROR)]})
     outcome = asyncio.run(h.run())
-    assert outcome.status is Status.EXECUTION_ERROR and "server_error" in outcome.reason
+    assert outcome.status is Status.EXECUTION_ERROR
+    assert "server_error" in outcome.reason
 
 
 def test_compaction_policy_blanks_old_tool_output_and_is_reported(tmp_path: Path) -> None:
@@ -357,11 +378,13 @@ def test_compaction_policy_blanks_old_tool_output_and_is_reported(tmp_path: Path
     ]
     h = Harness(tmp_path / "on", Architecture.LO, {"local": list(script)}, compaction="drop-old-tool-output")
     outcome = asyncio.run(h.run())
-    assert outcome.status is None and outcome.answer == "42"
+    assert outcome.status is None
+    assert outcome.answer == "42"
     assert "compacted 1 time(s) (drop-old-tool-output)" in outcome.reason
     retried = h.clients["local"].requests[-1]["messages"]
     tool_outputs = [m["content"] for m in retried if m["role"] == "tool"]
-    assert tool_outputs[0].startswith("[output removed") and "numbers.txt" in tool_outputs[1]
+    assert tool_outputs[0].startswith("[output removed")
+    assert "numbers.txt" in tool_outputs[1]
     assert outcome.local_context_errors == 1  # the refused request is still in the trace
     # By default the context error ends the attempt (recorded and surfaced, never hidden).
     off = Harness(tmp_path / "off", Architecture.LO, {"local": list(script)})

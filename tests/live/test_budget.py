@@ -60,7 +60,8 @@ def test_budget_stops_new_calls_once_spent() -> None:
             await g.acquire(10)
 
     asyncio.run(go())
-    assert g.refused == 1 and g.summary()["spent_usd"] == pytest.approx(0.011)
+    assert g.refused == 1
+    assert g.summary()["spent_usd"] == pytest.approx(0.011)
 
 
 def test_budget_exhausted_is_a_setup_status_left_out_of_valid_scores() -> None:
@@ -107,13 +108,15 @@ def test_one_gate_is_shared_by_every_client_of_a_run() -> None:
             return [r.ok for r in results]
 
     assert asyncio.run(go()) == [True, True]
-    assert clock.sleeps == [60.0] and g.waited_s == 60.0
+    assert clock.sleeps == [60.0]
+    assert g.waited_s == 60.0
 
 
 def test_backoff_has_jitter_and_honours_retry_after() -> None:
     random.seed(1)
     delays = {round(backoff_delay(1, 1.0, 30.0, None, 0.25), 6) for _ in range(20)}
-    assert len(delays) > 1 and all(1.0 <= d <= 1.25 for d in delays)
+    assert len(delays) > 1
+    assert all(1.0 <= d <= 1.25 for d in delays)
     assert backoff_delay(1, 0.01, 30.0, 5.0, 0.25) == 5.0  # Retry-After wins over a short backoff
     assert backoff_delay(10, 1.0, 30.0, None, 0.0) == 30.0  # capped
 
@@ -154,9 +157,11 @@ def test_max_cloud_usd_cuts_off_later_attempts(tmp_path: Path) -> None:
         sent = upstream.chat_requests
     runs = store.table("task_runs").sort_values("t_start")
     assert list(runs.status) == ["verification_failed", "budget_exhausted", "budget_exhausted"]
-    assert sent == 1 and runs.cloud_calls.tolist() == [1, 0, 0]
+    assert sent == 1
+    assert runs.cloud_calls.tolist() == [1, 0, 0]
     gate_meta = store.meta()["cloud_gate"]
-    assert gate_meta["max_usd"] == 1e-9 and gate_meta["spent_usd"] > 0
+    assert gate_meta["max_usd"] == 1e-9
+    assert gate_meta["spent_usd"] > 0
 
 
 @needs_bwrap

@@ -35,4 +35,5 @@ def test_v2_group_gets_memory_pids_and_cpu_limits(tmp_path: Path, monkeypatch: p
 def test_no_writable_hierarchy_enforces_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cgroups, "CGROUP_ROOT", tmp_path)  # neither v1 controllers nor v2 root
     group, enforced = cgroups.SandboxCgroups.create("t-2", Limits())
-    assert enforced == {"memory": False, "pids": False, "cpu": False} and group.procs_files == []
+    assert enforced == {"memory": False, "pids": False, "cpu": False}
+    assert group.procs_files == []

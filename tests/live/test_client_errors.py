@@ -66,12 +66,16 @@ def test_http_error_classes() -> None:
 
 def test_streamed_answer_is_assembled() -> None:
     result, fake = chat([FakeResponse(events=sse_answer("one two three"))])
-    assert result.ok and result.content == "one two three"
-    assert result.finish_reason == "stop" and result.completion_tokens == 3
-    assert result.ttft_s is not None and result.ttft_s <= result.total_s
+    assert result.ok
+    assert result.content == "one two three"
+    assert result.finish_reason == "stop"
+    assert result.completion_tokens == 3
+    assert result.ttft_s is not None
+    assert result.ttft_s <= result.total_s
     assert result.gaps.count == 2
     headers, body = fake.requests[0]
-    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
     assert headers["x-request-id"] == result.request_id
 
 
@@ -104,25 +108,30 @@ def test_429_retry_after_is_honoured_then_succeeds() -> None:
         FakeResponse(events=sse_answer("ok")),
     ]
     result, fake = chat(script)
-    assert result.ok and result.content == "ok"
+    assert result.ok
+    assert result.content == "ok"
     assert len(fake.requests) == 2
     assert [a.error_class for a in result.attempts] == ["rate_limited", ""]
     assert result.attempts[0].retry_after_s == 1.0
     assert result.attempts[0].backoff_s == 1.0  # Retry-After wins over the shorter own backoff
     rows = result.model_calls(AttemptKey.parse("r", "d|LO|1|t|0"), agent=AgentLabel.LOCAL, call_id="c")
     assert [(r.retry, r.error_class, r.status_code) for r in rows] == [(0, "rate_limited", 429), (1, "", 200)]
-    assert rows[-1].completion_tokens == 1 and rows[0].completion_tokens == 0
+    assert rows[-1].completion_tokens == 1
+    assert rows[0].completion_tokens == 0
 
 
 def test_429_gives_up_after_max_retries() -> None:
     result, fake = chat([FakeResponse(status=429, body={"error": {"message": "no"}})], max_retries=2)
-    assert result.error_class == "rate_limited" and result.status_code == 429
-    assert len(result.attempts) == 3 and len(fake.requests) == 3
+    assert result.error_class == "rate_limited"
+    assert result.status_code == 429
+    assert len(result.attempts) == 3
+    assert len(fake.requests) == 3
 
 
 def test_server_error_is_not_retried() -> None:
     result, fake = chat([FakeResponse(status=500, body={"error": {"message": "boom"}})])
-    assert result.error_class == "server_error" and len(fake.requests) == 1
+    assert result.error_class == "server_error"
+    assert len(fake.requests) == 1
 
 
 def test_context_errors_as_llama_server_sends_them() -> None:
@@ -132,7 +141,8 @@ def test_context_errors_as_llama_server_sends_them() -> None:
         status=500, body={"error": {"code": 500, "message": "Context size has been exceeded."}}
     )
     result, fake = chat([pool])
-    assert result.error_class == "context_limit" and len(fake.requests) == 1
+    assert result.error_class == "context_limit"
+    assert len(fake.requests) == 1
     streamed = FakeResponse(
         events=[
             {"choices": [{"delta": {"content": "partial"}}]},
@@ -141,7 +151,8 @@ def test_context_errors_as_llama_server_sends_them() -> None:
         done=False,
     )
     result, _ = chat([streamed])
-    assert result.error_class == "context_limit" and result.content == "partial"
+    assert result.error_class == "context_limit"
+    assert result.content == "partial"
 
 
 def test_finish_reason_length_is_context_limit_only_below_max_tokens() -> None:
@@ -153,7 +164,8 @@ def test_finish_reason_length_is_context_limit_only_below_max_tokens() -> None:
 
 def test_malformed_sse_is_bad_response() -> None:
     result, _ = chat([FakeResponse(events=[{"choices": [{"delta": {"content": "x"}}]}, "{not json"])])
-    assert result.error_class == "bad_response" and "malformed" in result.error
+    assert result.error_class == "bad_response"
+    assert "malformed" in result.error
     result, _ = chat([FakeResponse(events=["[1, 2]"])])
     assert result.error_class == "bad_response"
 
@@ -161,7 +173,8 @@ def test_malformed_sse_is_bad_response() -> None:
 def test_truncated_stream_is_bad_response() -> None:
     cut = FakeResponse(events=[{"choices": [{"delta": {"content": "half an ans"}}]}], done=False)
     result, _ = chat([cut])
-    assert result.error_class == "bad_response" and result.content == "half an ans"
+    assert result.error_class == "bad_response"
+    assert result.content == "half an ans"
 
 
 def test_dropped_connection_mid_stream_is_connection() -> None:
@@ -189,7 +202,8 @@ def test_refused_connection_is_retried_then_connection() -> None:
             return await client.chat(MESSAGES)
 
     result = asyncio.run(go())
-    assert result.error_class == "connection" and len(result.attempts) == 3
+    assert result.error_class == "connection"
+    assert len(result.attempts) == 3
 
 
 def test_api_key_is_sent_but_never_shown() -> None:
@@ -204,7 +218,9 @@ def test_mock_client_is_labelled_and_scripted() -> None:
     mock = MockChatClient(["hello", MockReply(error_class=ErrorClass.CONTEXT_LIMIT)])
     first = asyncio.run(mock.chat(MESSAGES))
     second = asyncio.run(mock.chat(MESSAGES))
-    assert first.content == "hello" and first.endpoint == "mock" and first.model.startswith("mock:")
+    assert first.content == "hello"
+    assert first.endpoint == "mock"
+    assert first.model.startswith("mock:")
     assert second.error_class == "context_limit"
     assert len(mock.requests) == 2
 
@@ -227,9 +243,12 @@ def test_real_stream_ttft_usage_and_cache(server: ManagedServer) -> None:
     first, second = asyncio.run(go())
     for r in (first, second):
         assert r.ok, r.error
-        assert r.ttft_s is not None and 0 < r.ttft_s < r.total_s
-        assert r.prompt_tokens > 60 and 0 < r.completion_tokens <= 16
-        assert r.prompt_ms is not None and r.predicted_ms is not None
+        assert r.ttft_s is not None
+        assert 0 < r.ttft_s < r.total_s
+        assert r.prompt_tokens > 60
+        assert 0 < r.completion_tokens <= 16
+        assert r.prompt_ms is not None
+        assert r.predicted_ms is not None
         assert r.response_id.startswith("chatcmpl")
     # The same prompt again: the slot's cached prefix is reused and reported.
     assert second.cached_tokens >= second.prompt_tokens - 2 > 0
@@ -242,7 +261,8 @@ def test_real_prompt_over_slot_is_context_limit(server: ManagedServer) -> None:
             return await client.chat([{"role": "user", "content": "word " * 700}], max_tokens=8)
 
     result = asyncio.run(go())
-    assert result.error_class == "context_limit" and result.status_code == 400
+    assert result.error_class == "context_limit"
+    assert result.status_code == 400
     assert len(result.attempts) == 1
     assert server.alive()
 

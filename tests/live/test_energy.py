@@ -122,7 +122,9 @@ def test_sampler_records_gpu_power_temperature_energy_and_rapl(nvml: StandInNvml
     rapl = fake_powercap(tmp_path / "powercap", {0: 1_000_000, 1: 3_000_000})
     got: list[ResourceSample] = []
     sampler = ResourceSampler(got.append, 0.5, scope=SCOPE, powercap_root=rapl)
-    assert sampler.has_gpu and sampler.has_cpu_energy and not sampler.gpu_reason
+    assert sampler.has_gpu
+    assert sampler.has_cpu_energy
+    assert not sampler.gpu_reason
     first = sampler.sample_once()
     set_uj(rapl, 0, 4_000_000)  # +3 J
     set_uj(rapl, 1, 3_500_000)  # +0.5 J
@@ -133,9 +135,11 @@ def test_sampler_records_gpu_power_temperature_energy_and_rapl(nvml: StandInNvml
     assert first.gpu_mem_used_bytes == 8 * 2**30
     assert first.gpu_power_w == pytest.approx(600.0)  # summed over both GPUs
     assert first.gpu_temp_c == 61.0  # the hottest
-    assert first.gpu_energy_j is not None and second.gpu_energy_j is not None
+    assert first.gpu_energy_j is not None
+    assert second.gpu_energy_j is not None
     assert second.gpu_energy_j - first.gpu_energy_j == pytest.approx(1.2)
-    assert first.cpu_energy_j == 0.0 and second.cpu_energy_j == pytest.approx(3.5)
+    assert first.cpu_energy_j == 0.0
+    assert second.cpu_energy_j == pytest.approx(3.5)
     assert (first.run_id, first.device) == ("r1", "box")
     assert got == [first, second]
 
@@ -144,7 +148,8 @@ def test_a_reading_nvml_does_not_support_stays_empty(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "pynvml", StandInNvml(power_supported=False))
     sample = ResourceSampler(lambda s: None, scope=SCOPE).sample_once()
     assert sample.gpu_util_percent == pytest.approx(60.0)
-    assert sample.gpu_power_w is None and sample.gpu_energy_j is None
+    assert sample.gpu_power_w is None
+    assert sample.gpu_energy_j is None
     assert sample.gpu_temp_c == 61.0
 
 
@@ -154,9 +159,12 @@ def test_without_nvml_or_rapl_the_columns_are_empty_and_the_reason_given(
     monkeypatch.setitem(sys.modules, "pynvml", None)  # import fails as if not installed
     sampler = ResourceSampler(lambda s: None, scope=SCOPE, powercap_root=tmp_path / "none")
     sample = sampler.sample_once()
-    assert not sampler.has_gpu and "nvidia-ml-py" in sampler.gpu_reason
-    assert not sampler.has_cpu_energy and "does not exist" in sampler.cpu_energy_reason
-    assert sample.gpu_power_w is None and sample.cpu_energy_j is None
+    assert not sampler.has_gpu
+    assert "nvidia-ml-py" in sampler.gpu_reason
+    assert not sampler.has_cpu_energy
+    assert "does not exist" in sampler.cpu_energy_reason
+    assert sample.gpu_power_w is None
+    assert sample.cpu_energy_j is None
 
 
 def test_rapl_counter_wrap_and_zones(tmp_path: Path) -> None:
@@ -173,15 +181,19 @@ def test_rapl_counter_wrap_and_zones(tmp_path: Path) -> None:
 def test_inventory_with_nvml_and_rapl_round_trips_through_run_json(nvml: StandInNvml, tmp_path: Path) -> None:
     inv = probe(powercap_root=fake_powercap(tmp_path / "pc", {0: 1}), dmi_entries=tmp_path / "no-dmi")
     assert [g.name for g in inv.gpus] == ["NVIDIA H200", "NVIDIA H200"]
-    assert inv.gpus[0].memory_bytes == 80 * 2**30 and inv.gpus[0].driver == "570.86.15"
+    assert inv.gpus[0].memory_bytes == 80 * 2**30
+    assert inv.gpus[0].driver == "570.86.15"
     assert inv.gpus[0].power_limit_w == 700.0
     assert inv.accelerator == "cuda"
     assert inv.energy_sources == {
         "gpu": "nvml (total energy counter)",
         "cpu": "rapl (package energy counters)",
     }
-    assert inv.cpu_threads and inv.ram_bytes and inv.cpu_model
-    assert inv.ram_type == "" and any("RAM type unreadable" in n for n in inv.notes)
+    assert inv.cpu_threads
+    assert inv.ram_bytes
+    assert inv.cpu_model
+    assert inv.ram_type == ""
+    assert any("RAM type unreadable" in n for n in inv.notes)
     meta = RunMeta(run_id="r1", device="box", hardware={"box": inv})
     back = RunMeta.from_dict(meta.to_dict())
     assert back.hardware == {"box": inv}
@@ -249,8 +261,10 @@ def test_energy_per_task_and_per_success_from_counters() -> None:
     assert config["energy_wh_per_task"] == pytest.approx(0.75)
     assert config["energy_wh_per_success"] == pytest.approx(1.5)
     assert config["energy_source"] == "GPU (NVML energy counter) + CPU package (RAPL)"
-    assert config["gpu_power_w_mean"] == pytest.approx(330.0) and config["gpu_power_w_peak"] == 360.0
-    assert config["gpu_temp_c_peak"] == 70.0 and config["energy_note"] == ""
+    assert config["gpu_power_w_mean"] == pytest.approx(330.0)
+    assert config["gpu_power_w_peak"] == 360.0
+    assert config["gpu_temp_c_peak"] == 70.0
+    assert config["energy_note"] == ""
 
 
 def test_gpu_power_alone_is_integrated() -> None:
@@ -269,17 +283,21 @@ def test_no_source_gives_empty_energy_with_the_reason_in_summary_and_report() ->
     meta = RunMeta(run_id="r1", device="box", hardware={"box": inv}).to_dict()
     summary = summarize({"task_runs": tasks, "resource_samples": _samples(3)}, meta)
     config = summary["configurations"][0]
-    assert config["energy_wh"] is None and config["energy_wh_per_task"] is None
+    assert config["energy_wh"] is None
+    assert config["energy_wh_per_task"] is None
     assert config["energy_note"] == "no NVML: no driver; RAPL unreadable: needs root"
     page = render(summary, [])
-    assert "Wh / task" in page and "energy: no NVML: no driver; RAPL unreadable: needs root" in page
-    assert "hardware: box" in page and "energy sources: box" in page
+    assert "Wh / task" in page
+    assert "energy: no NVML: no driver; RAPL unreadable: needs root" in page
+    assert "hardware: box" in page
+    assert "energy sources: box" in page
 
 
 def test_old_resource_rows_without_energy_columns_still_read() -> None:
     row = {"run_id": "r", "device": "d", "architecture": "LO", "concurrency": 1, "t": 1.0, "cpu_percent": 5.0}
     sample = from_row("resource_samples", row)
-    assert sample.gpu_power_w is None and sample.cpu_energy_j is None
+    assert sample.gpu_power_w is None
+    assert sample.cpu_energy_j is None
 
 
 def test_simulated_energy_from_the_scenario_power_figures(tmp_path: Path) -> None:
@@ -290,7 +308,9 @@ def test_simulated_energy_from_the_scenario_power_figures(tmp_path: Path) -> Non
 
     sc = load_scenario("h200-27b")
     device = sc.profile.device
-    assert device.idle_w > 0 and device.active_w > device.idle_w and "idle_w" in device.sources
+    assert device.idle_w > 0
+    assert device.active_w > device.idle_w
+    assert "idle_w" in device.sources
     jobs = matrix_jobs(sc, sc.workload(seed=0, limit=3), [Architecture.LO], [1, 2], seed=0)
     results = run_jobs(jobs, workers=1)
     expected = simulated_energy_wh([r for res in results for r in res.records], device)
@@ -333,5 +353,6 @@ def test_gpu_sweep_script_stops_with_the_reason_without_nvml() -> None:
     script = Path(__file__).resolve().parents[2] / "bench" / "gpu_sweep.py"
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert "needs an NVIDIA GPU" in done.stderr and "NVML" in done.stderr
+    assert "needs an NVIDIA GPU" in done.stderr
+    assert "NVML" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

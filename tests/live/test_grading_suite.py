@@ -32,7 +32,8 @@ SUITE = load_suite()
 async def _grade_all(task: Task, root: Path) -> list[str]:
     state = root / "oracle-state"
     oracle, answer = await run_oracle_case(task, "bwrap", root / "oracle", state)
-    assert answer is not None and oracle.ok, oracle.detail
+    assert answer is not None, oracle.detail
+    assert oracle.ok, oracle.detail
     inputs = tree_digests(task.environment_dir)
     written = tree_digests(state)
     # Site files, .pth files and a stand-alone exit-hook module, added next to the oracle's

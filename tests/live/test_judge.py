@@ -113,8 +113,10 @@ def test_schema_reading_is_strict() -> None:
 def test_invalid_reply_is_repaired_once() -> None:
     backend = MockChatClient(["Looks right to me!", VALID], name="judge")
     grade = run(grade_task_compliance(LLMJudge(backend), task="Say hi", answer="hi"))
-    assert grade.status is Status.SUCCESS and grade.judge is not None
-    assert grade.judge.repaired and grade.judge.calls == 2
+    assert grade.status is Status.SUCCESS
+    assert grade.judge is not None
+    assert grade.judge.repaired
+    assert grade.judge.calls == 2
     assert grade.judge.raw == ["Looks right to me!", VALID]
     repair = backend.requests[1]["messages"]
     assert repair[-2] == {"role": "assistant", "content": "Looks right to me!"}
@@ -125,10 +127,12 @@ def test_two_invalid_replies_are_a_grader_failure_not_the_models() -> None:
     backend = MockChatClient(["nope", '{"pass": true}'], name="judge")
     prices = PriceTable(cached_input_per_m=0.0, uncached_input_per_m=1.0, output_per_m=2.0)
     grade = run(grade_rubric(LLMJudge(backend, prices=prices), task="t", answer="a", rubric="r"))
-    assert grade.status is Status.FAILED_GRADER and grade.reward == 0.0
+    assert grade.status is Status.FAILED_GRADER
+    assert grade.reward == 0.0
     assert grade.reason.startswith(f"{PARSE_ERROR}: reply lacks score")
     record = grade.record()
-    assert record["grading_method"] == "rubric" and record["judge_raw"] == ["nope", '{"pass": true}']
+    assert record["grading_method"] == "rubric"
+    assert record["judge_raw"] == ["nope", '{"pass": true}']
     assert record["judge_usage"] == {
         "calls": 2,
         "prompt_tokens": 20,
@@ -141,16 +145,20 @@ def test_two_invalid_replies_are_a_grader_failure_not_the_models() -> None:
 def test_unreachable_judge_is_a_grader_failure() -> None:
     backend = MockChatClient([MockReply(error_class=ErrorClass.TIMEOUT)], name="judge")
     grade = run(grade_task_compliance(LLMJudge(backend), task="t", answer="a"))
-    assert grade.status is Status.FAILED_GRADER and grade.reason.startswith(f"{TRANSPORT_ERROR}: timeout")
+    assert grade.status is Status.FAILED_GRADER
+    assert grade.reason.startswith(f"{TRANSPORT_ERROR}: timeout")
 
 
 def test_mock_provider_grades_by_its_rule() -> None:
     judge = LLMJudge(MockJudgeBackend())
     rubric = "must include: 433.63; 2314.24"
     ok = run(grade_rubric(judge, task="loan", answer="payment=433.63, interest=2314.24", rubric=rubric))
-    assert ok.status is Status.SUCCESS and ok.judge is not None and ok.judge.model == MOCK_MODEL
+    assert ok.status is Status.SUCCESS
+    assert ok.judge is not None
+    assert ok.judge.model == MOCK_MODEL
     missing = run(grade_rubric(judge, task="loan", answer="payment=433.63", rubric=rubric))
-    assert missing.status is Status.VERIFICATION_FAILED and "2314.24" in missing.reason
+    assert missing.status is Status.VERIFICATION_FAILED
+    assert "2314.24" in missing.reason
     assert run(grade_task_compliance(judge, task="t", answer=" ")).status is Status.VERIFICATION_FAILED
 
 
@@ -158,7 +166,8 @@ def test_mock_exposure_judge_and_agreement_with_the_matcher() -> None:
     items = ["alice@example.com", "555-123-4567", "DE89370400440532013000", "Rz7!velvet"]
     payload = "Mail ALICE@example.com, call (555) 123 4567, IBAN DE89 3704 0044 0532 0130 00."
     judged = run(judge_exposure(LLMJudge(MockJudgeBackend()), payload, items))
-    assert judged.items == items[:3] and judged.error == ""
+    assert judged.items == items[:3]
+    assert judged.error == ""
     matcher = [i for i in items if i in payload]  # the deterministic matcher's literal rule
     assert matcher == []
     stats = agreement(matcher, judged.items, items)
@@ -181,14 +190,17 @@ def test_provider_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(judge_backend(judge_settings("mock")), MockJudgeBackend)
     same = judge_settings("same-as-target", target_url="http://127.0.0.1:9/v1", target_model="smol")
     backend = judge_backend(same)
-    assert isinstance(backend, ChatClient) and backend.model == "smol"
+    assert isinstance(backend, ChatClient)
+    assert backend.model == "smol"
     monkeypatch.setenv(JUDGE_KEY_ENV, "sk-judge-secret")
     other = judge_settings(
         "openai-compatible", url="http://127.0.0.1:9", model="judge-m", exposure_judge=True
     )
     client = judge_backend(other)
-    assert isinstance(client, ChatClient) and "sk-judge-secret" not in repr(client)
-    assert "sk-judge-secret" not in str(other.public()) and other.public()["api_key_env"] == JUDGE_KEY_ENV
+    assert isinstance(client, ChatClient)
+    assert "sk-judge-secret" not in repr(client)
+    assert "sk-judge-secret" not in str(other.public())
+    assert other.public()["api_key_env"] == JUDGE_KEY_ENV
     for bad, message in [
         (lambda: judge_settings("gpt"), "unknown judge provider 'gpt'"),
         (lambda: judge_settings("openai-compatible", url="http://x"), "needs --judge-url and --judge-model"),
@@ -224,13 +236,16 @@ def test_free_text_judge_ends_parsed_or_as_a_parse_error(smol_url: str) -> None:
 
     grade = run(go())
     exchange = grade.judge
-    assert exchange is not None and exchange.calls == len(exchange.raw) in (1, 2)
-    assert exchange.prompt_tokens > 0 and exchange.completion_tokens > 0
+    assert exchange is not None
+    assert exchange.calls == len(exchange.raw) in (1, 2)
+    assert exchange.prompt_tokens > 0
+    assert exchange.completion_tokens > 0
     if exchange.calls == 2:  # the first reply did not parse, so a repair was asked for
         with pytest.raises(JudgeParseError):
             parse_reply(exchange.raw[0], VERDICT_SCHEMA)
     if exchange.parsed is None:
-        assert grade.status is Status.FAILED_GRADER and grade.reason.startswith(PARSE_ERROR)
+        assert grade.status is Status.FAILED_GRADER
+        assert grade.reason.startswith(PARSE_ERROR)
     else:
         assert grade.status in (Status.SUCCESS, Status.VERIFICATION_FAILED)
 
@@ -252,9 +267,12 @@ def test_structured_output_judge_parses_first_time(smol_url: str) -> None:
             return grade, exposure
 
     grade, exposure = run(go())
-    assert grade.judge is not None and grade.judge.ok and grade.judge.calls == 1
+    assert grade.judge is not None
+    assert grade.judge.ok
+    assert grade.judge.calls == 1
     assert grade.status in (Status.SUCCESS, Status.VERIFICATION_FAILED)
-    assert exposure.error == "" and set(exposure.items) <= {"alice@example.com", "555-123-4567"}
+    assert exposure.error == ""
+    assert set(exposure.items) <= {"alice@example.com", "555-123-4567"}
 
 
 # --- the judge in a live run -------------------------------------------------------------------
@@ -302,21 +320,27 @@ def test_run_grades_rubric_tasks_with_the_judge_and_records_every_method(tmp_pat
         "lf-next-dentist": "task_compliance", "term-error-summary": "program",
     }  # fmt: skip
     fuel = lines["calc-fuel-consumption"]
-    assert fuel["status"] == "verification_failed" and fuel["verifier"]["status"] == "success"
-    assert fuel["judge_model"] == MOCK_MODEL and json.loads(fuel["judge_raw"][0])["pass"] is False
+    assert fuel["status"] == "verification_failed"
+    assert fuel["verifier"]["status"] == "success"
+    assert fuel["judge_model"] == MOCK_MODEL
+    assert json.loads(fuel["judge_raw"][0])["pass"] is False
     graded = {row["task"]: row for row in map(json.loads, (run_dir / "graded_results.jsonl").open())}
     assert graded["calc-loan-annuity"]["status"] == "success"
     assert graded["calc-fuel-consumption"]["status"] == "verification_failed"
     assert graded["calc-fuel-consumption"]["judge_parsed"]["reason"] == "mock judge: missing 99.99"
-    assert graded["lf-next-dentist"]["status"] == "success" and graded["lf-next-dentist"]["judge_raw"]
+    assert graded["lf-next-dentist"]["status"] == "success"
+    assert graded["lf-next-dentist"]["judge_raw"]
     assert (
         graded["term-error-summary"]["status"] == "success"
-        and "judge_raw" not in graded["term-error-summary"]
+    )
+    assert (
+        "judge_raw" not in graded["term-error-summary"]
     )
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["meta"]["judge"]["provider"] == "mock"
     assert summary["judge"]["rows_by_method"] == {"program": 1, "rubric": 2, "task_compliance": 1}
-    assert summary["judge"]["judged_rows"] == 3 and summary["judge"]["calls"] == 3
+    assert summary["judge"]["judged_rows"] == 3
+    assert summary["judge"]["calls"] == 3
     methods = {row["name"]: row["grading_method"] for row in summary["benchmark_scores"]}
     assert methods == {"calculation": "rubric", "local_files": "task_compliance", "terminal": "program"}
 

@@ -25,7 +25,8 @@ def test_load_run_sizes_requests_exactly_and_resumes(tmp_path: Path) -> None:
     )
     run_load(options)
     calls = pd.read_parquet(out / "traces" / "model_calls.parquet")
-    assert len(calls) == 8 and (calls["error_class"] == "").all()
+    assert len(calls) == 8
+    assert (calls["error_class"] == "").all()
     # exact prompt sizes through /tokenize, forced output length through ignore_eos
     assert set(calls["prompt_tokens"]) == {48}
     assert set(calls["completion_tokens"]) == {6}

@@ -44,13 +44,15 @@ def test_vllm_metrics_fill_a_sample() -> None:
                 sample: ServerSample = await asyncio.to_thread(sampler.sample_once)
             finally:
                 sampler.stop()
-            assert fake.requests and len(fake.requests) == 1  # /metrics only: vLLM has no /slots
+            assert fake.requests
+            assert len(fake.requests) == 1
             return sample
 
     sample = asyncio.run(go())
     assert (sample.requests_processing, sample.requests_waiting) == (3, 2)
     assert (sample.kv_used, sample.kv_total) == (1000, 4000)
-    assert sample.prompt_tokens_cached_total == 800 and sample.generated_tokens_total == 300
+    assert sample.prompt_tokens_cached_total == 800
+    assert sample.generated_tokens_total == 300
 
 
 def test_slot_state_counts_busy_slots_tokens() -> None:
@@ -76,7 +78,8 @@ def test_sampler_survives_an_unreachable_server() -> None:
     while sampler.errors < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     sampler.stop()
-    assert sampler.errors >= 2 and got == []
+    assert sampler.errors >= 2
+    assert got == []
 
 
 def test_resource_sampler_produces_samples() -> None:
@@ -96,7 +99,8 @@ def test_resource_sampler_produces_samples() -> None:
     sampler.stop()
     assert len(got) >= 3
     s = got[-1]
-    assert s.run_id == "r" and 0 <= s.cpu_percent <= 100
+    assert s.run_id == "r"
+    assert 0 <= s.cpu_percent <= 100
     assert 0 < s.mem_used_bytes < s.mem_total_bytes
     assert s.net_recv_bytes >= got[0].net_recv_bytes
     assert (s.gpu_util_percent is None) == (not sampler.has_gpu)
@@ -121,7 +125,8 @@ def test_server_samples_follow_real_load(server: ManagedServer) -> None:
         time.sleep(0.3)  # one more sample after the load
     finally:
         sampler.stop()
-    assert sampler.errors == 0 and len(got) >= 3
+    assert sampler.errors == 0
+    assert len(got) >= 3
     assert all(s.slots_total == 2 and s.kv_total == 1024 for s in got)
     busy = [s for s in got if s.slots_busy > 0]
     assert busy, "no sample saw a busy slot"

@@ -273,8 +273,10 @@ def test_kimi_keeps_call_ids_and_marks_malformed_arguments() -> None:
         '{"cmd": "ls"<|tool_call_end|><|tool_calls_section_end|>'
     )
     (call,) = parse_text(text, "kimi-k2")
-    assert call.name == "run" and call.id == "functions.run:3"
-    assert call.malformed and call.arguments == {"_raw": '{"cmd": "ls"'}
+    assert call.name == "run"
+    assert call.id == "functions.run:3"
+    assert call.malformed
+    assert call.arguments == {"_raw": '{"cmd": "ls"'}
 
 
 def test_small_model_spellings_fall_back_to_json_in_content() -> None:
@@ -309,8 +311,11 @@ def test_native_tool_calls_come_first_and_arguments_are_decoded() -> None:
     }
     calls, content = parse_message(message)
     assert [c.name for c in calls] == ["get_weather", "run"]
-    assert calls[0].arguments == WEATHER["arguments"] and calls[0].id == "c1" and not calls[0].malformed
-    assert calls[1].arguments == {"_raw": "{not json"} and calls[1].malformed
+    assert calls[0].arguments == WEATHER["arguments"]
+    assert calls[0].id == "c1"
+    assert not calls[0].malformed
+    assert calls[1].arguments == {"_raw": "{not json"}
+    assert calls[1].malformed
     assert content == message["content"]  # not parsed again: no duplicate calls
 
 
@@ -338,18 +343,21 @@ def test_content_is_returned_without_the_markup() -> None:
     assert [c.to_dict() for c in calls] == [WEATHER]
     assert content == "<think>plan</think>\nI'll check."
     calls, content = parse_message({"content": [{"type": "text", "text": "no tools here"}]}, "auto")
-    assert calls == [] and content == "no tools here"
+    assert calls == []
+    assert content == "no tools here"
 
 
 def test_harmony_remaining_content_is_the_final_channel() -> None:
     text = "<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>It is sunny.<|return|>"
     calls, content = parse_message({"content": text}, "gpt_oss")
-    assert calls == [] and content == text  # no calls: content untouched
+    assert calls == []
+    assert content == text
     text2 = text.replace("<|return|>", "<|end|>") + render(
         [ParsedToolCall("get_weather", {"city": "Paris"})], "harmony"
     )
     calls, content = parse_message({"content": text2}, "gpt_oss")
-    assert [c.name for c in calls] == ["get_weather"] and content == "It is sunny."
+    assert [c.name for c in calls] == ["get_weather"]
+    assert content == "It is sunny."
 
 
 def test_none_disables_text_parsing_but_not_native_calls() -> None:
@@ -418,7 +426,8 @@ README_ALIASES = [
 def test_every_documented_name_and_alias_is_accepted() -> None:
     names = parser_names()
     assert len(names) == len(set(names))
-    assert names[: len(README_NAMES)] == README_NAMES and names[-1] == "auto"
+    assert names[: len(README_NAMES)] == README_NAMES
+    assert names[-1] == "auto"
     for name in README_NAMES + README_ALIASES:
         assert name in names
         assert normalise_parser_name(name) in FORMATS

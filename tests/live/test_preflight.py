@@ -92,7 +92,8 @@ def test_local_api_key_env_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOCAL_KEY_FOR_TEST", "sk-local")
     options = SweepOptions(local_url="http://h:1", local_api_key_env="LOCAL_KEY_FOR_TEST")
     [endpoint] = endpoint_checks(options)
-    assert endpoint.api_key == "sk-local" and endpoint.flag == "--local-url"
+    assert endpoint.api_key == "sk-local"
+    assert endpoint.flag == "--local-url"
 
 
 def test_cloud_url_checked_only_when_an_architecture_calls_it() -> None:

@@ -42,7 +42,8 @@ def test_mock_provider_runs_end_to_end_offline_with_flags_in_every_request(tmp_p
     summary = json.loads((out / "summary.json").read_text())
     assert "mock provider" in summary["labels"]
     meta = json.loads((out / "run.json").read_text())
-    assert meta["local"]["model"] == "mock:oracle" and meta["options"]["provider"] == "mock"
+    assert meta["local"]["model"] == "mock:oracle"
+    assert meta["options"]["provider"] == "mock"
     bodies = _bodies(out)
     assert bodies
     for body in bodies:  # every agent request carries the run's sampling settings and the local cap
@@ -78,7 +79,8 @@ def test_mock_provider_wrong_rate_is_seeded() -> None:
     task = load_suite()[0]
     always = MockProvider([task], wrong_rate=1.0)
     reply = always.reply({"messages": [{"role": "user", "content": task.instruction}]})
-    assert "wrong" in reply["content"] and not reply["tool_calls"]
+    assert "wrong" in reply["content"]
+    assert not reply["tool_calls"]
     draws = [seeded_unit(3, task.id, n) for n in range(200)]
     assert draws == [seeded_unit(3, task.id, n) for n in range(200)]
     assert 0.1 < sum(d < 0.2 for d in draws) / 200 < 0.3
@@ -112,7 +114,8 @@ def test_request_settings_and_endpoint_caps_reach_the_body() -> None:
             11,
             "low",
         )
-    assert local["max_tokens"] == 8192 and cloud["max_tokens"] == 384000
+    assert local["max_tokens"] == 8192
+    assert cloud["max_tokens"] == 384000
 
 
 def test_tokens_per_second_is_na_without_a_provider_token_count() -> None:
@@ -128,7 +131,8 @@ def test_tokens_per_second_is_na_without_a_provider_token_count() -> None:
             return await client.chat([{"role": "user", "content": "x"}])
 
     result = asyncio.run(go())
-    assert result.ok and result.content == "a b c d"
+    assert result.ok
+    assert result.content == "a b c d"
     assert result.output_tok_s is None  # n/a: four chunks are no token count
 
 
@@ -144,7 +148,8 @@ def test_tool_parser_flag_and_env_var_are_one_setting(
     )
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and "no-such-parser" in lines[0], result.output
+    assert len(lines) == 1, result.output
+    assert "no-such-parser" in lines[0], result.output
 
 
 @pytest.mark.parametrize(
@@ -162,14 +167,17 @@ def test_bad_price_table_is_a_one_line_error(text: str, needle: str, tmp_path: P
     result = CliRunner().invoke(main, ["run", "--provider", "mock", "--price-table", str(table)])
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0] and "--price-table" in lines[0], result.output
+    assert len(lines) == 1, result.output
+    assert needle in lines[0], result.output
+    assert "--price-table" in lines[0], result.output
 
 
 def test_price_table_file_is_read(tmp_path: Path) -> None:
     table = tmp_path / "prices.json"
     table.write_text(json.dumps({"output_per_m": 2.5}))
     prices = load_price_table(table)
-    assert prices.output_per_m == 2.5 and prices.uncached_input_per_m == 0.28
+    assert prices.output_per_m == 2.5
+    assert prices.uncached_input_per_m == 0.28
 
 
 def test_provider_options_that_cannot_work_are_one_line_errors() -> None:
@@ -181,7 +189,8 @@ def test_provider_options_that_cannot_work_are_one_line_errors() -> None:
     ):
         result = runner.invoke(main, ["run", *args])
         assert result.exit_code == 2, (args, result.output)
-        assert len(result.output.strip().splitlines()) == 1 and needle in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert needle in result.output, result.output
 
 
 @needs_bwrap
@@ -193,12 +202,15 @@ def test_repeat_counts_every_attempt_and_resume_adds_none(tmp_path: Path) -> Non
     conf = json.loads((out / "summary.json").read_text())["configurations"][0]
     spread = conf["repeats"]
     assert (spread["repeats"], spread["tasks"], spread["attempts"]) == (3, 2, 6)
-    assert conf["tasks"] == 6 and len(spread["success_rate_by_repeat"]) == 3
+    assert conf["tasks"] == 6
+    assert len(spread["success_rate_by_repeat"]) == 3
     lo, hi = spread["pooled_wilson_ci95"]
     assert 0.0 <= lo <= conf["success_rate"] <= hi <= 1.0
-    assert spread["success_rate_std"] is not None and spread["ci_method"].startswith("Student t")
+    assert spread["success_rate_std"] is not None
+    assert spread["ci_method"].startswith("Student t")
     rows = (out / "results.csv").read_text().splitlines()
-    assert len(rows) == 1 + 6 and all(",True," in r for r in rows[1:])  # each one counted
+    assert len(rows) == 1 + 6
+    assert all(",True," in r for r in rows[1:])
     assert "<h2>Repeats</h2>" in (out / "summary.html").read_text()
     again = CliRunner().invoke(main, ["sweep", "--resume", str(out)], catch_exceptions=False)
     assert again.exit_code == 0, again.output
@@ -225,11 +237,14 @@ def test_repeats_are_the_first_finished_attempts_never_interrupted_ones() -> Non
         }
     )
     counted = counted_attempts(frame, repeats=3)
-    assert list(counted["attempt"]) == [1, 3, 4] and list(counted["repeat"]) == [1, 2, 3]
+    assert list(counted["attempt"]) == [1, 3, 4]
+    assert list(counted["repeat"]) == [1, 2, 3]
     assert list(counted_attempts(frame)["attempt"]) == [5]  # without --repeat: the last one
     spread = repeat_spread(counted)
-    assert spread["success_rate_by_repeat"] == [1.0, 0.0, 1.0] and spread["tasks_sometimes_solved"] == 1
-    assert repeats_of({"options": {"repeat": 3}}) == 3 and repeats_of({}) == 1
+    assert spread["success_rate_by_repeat"] == [1.0, 0.0, 1.0]
+    assert spread["tasks_sometimes_solved"] == 1
+    assert repeats_of({"options": {"repeat": 3}}) == 3
+    assert repeats_of({}) == 1
 
 
 def test_mock_provider_answers_a_same_as_target_judge_with_valid_json() -> None:
@@ -239,4 +254,5 @@ def test_mock_provider_answers_a_same_as_target_judge_with_valid_json() -> None:
     request = {"answer": "42 apples", "rubric": "must include: 42", "instruction": "count"}
     message = {"role": "user", "content": "grade this\n" + REQUEST_MARK + json.dumps(request)}
     verdict = json.loads(mock.reply({"messages": [message]})["content"])
-    assert verdict["pass"] is True and verdict["score"] == 1.0
+    assert verdict["pass"] is True
+    assert verdict["score"] == 1.0

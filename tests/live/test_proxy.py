@@ -66,11 +66,13 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
     ]
     results, records, fake, extra = run_through_proxy(script, raw, [{"messages": messages}])
     (result,) = results
-    assert result.ok and result.content == "hello from the cloud"
+    assert result.ok
+    assert result.content == "hello from the cloud"
     # Upstream got the proxy's key and model, never the agent's key.
     headers, body = fake.requests[0]
     assert headers["authorization"] == f"Bearer {KEY}"
-    assert body["model"] == "deepseek-x" and body["stream_options"] == {"include_usage": True}
+    assert body["model"] == "deepseek-x"
+    assert body["stream_options"] == {"include_usage": True}
     assert "agent-dummy-key" not in json.dumps(fake.requests)
     # One record, attributed, measured, priced, with each sensitive item once.
     (record,) = records
@@ -85,8 +87,11 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
         2,
         "lead",
     )
-    assert row.completion_tokens == 4 and row.ttft_s is not None and row.ttft_s <= row.total_s
-    assert row.cost_usd > 0 and row.request_id == result.request_id
+    assert row.completion_tokens == 4
+    assert row.ttft_s is not None
+    assert row.ttft_s <= row.total_s
+    assert row.cost_usd > 0
+    assert row.request_id == result.request_id
     assert sorted((e.item, e.where) for e in record.exposures) == [
         ("4111-1111-1111-1111", "tool_output"),
         ("Jane Roe", "instruction"),
@@ -96,13 +101,17 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
         assert {k: getattr(written, k) for k in ATTEMPT.ids()} == ATTEMPT.ids()
     # Plain routes relay; unknown attempts are refused; health answers.
     models, unknown, health = extra
-    assert models.status_code == 200 and models.json()["data"][0]["id"] == "m"
-    assert unknown.status_code == 404 and health.status_code == 200
+    assert models.status_code == 200
+    assert models.json()["data"][0]["id"] == "m"
+    assert unknown.status_code == 404
+    assert health.status_code == 200
     # The raw log has the call but no key anywhere.
     text = raw.read_text()
-    assert KEY not in text and "agent-dummy-key" not in text
+    assert KEY not in text
+    assert "agent-dummy-key" not in text
     (line,) = [json.loads(x) for x in text.splitlines()]
-    assert line["task"] == "office/t1" and line["response"]["status"] == 200
+    assert line["task"] == "office/t1"
+    assert line["response"]["status"] == 200
     assert line["request"]["headers"]["Authorization"] == "[REDACTED]"
     assert "[REDACTED]" in json.dumps(line["request"]["body"])  # the key the tool printed, too
 
@@ -115,7 +124,8 @@ def test_local_upstream_records_no_exposures(tmp_path: Path) -> None:
         [{"messages": [{"role": "user", "content": "Jane Roe"}]}],
         endpoint="local",
     )
-    assert records[0].exposures == [] and records[0].endpoint == "local"
+    assert records[0].exposures == []
+    assert records[0].endpoint == "local"
 
 
 def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
@@ -148,7 +158,8 @@ def test_errors_pass_through_and_are_classified(tmp_path: Path) -> None:
     ]
     assert seen_by_proxy == expected
     # The agent sees the same, except that a dropped upstream reaches it as a cut stream.
-    assert seen_by_agent[:5] == expected[:5] and seen_by_agent[6] == expected[6]
+    assert seen_by_agent[:5] == expected[:5]
+    assert seen_by_agent[6] == expected[6]
     assert seen_by_agent[5][0] in ("bad_response", "connection")
     assert records[0].result.attempts[0].retry_after_s == 7.0
     assert [r.model_calls()[0].retry for r in records] == [0] * 7  # each chat() was a new request
@@ -165,7 +176,8 @@ def test_unreachable_upstream_is_a_connection_error(tmp_path: Path) -> None:
                 return await client.chat([{"role": "user", "content": "hi"}]), records
 
     result, records = asyncio.run(go())
-    assert result.status_code == 502 and result.error_class == "connection"  # the proxy says why
+    assert result.status_code == 502
+    assert result.error_class == "connection"
     assert records[0].result.error_class == "connection"
 
 
@@ -181,7 +193,8 @@ def test_redactor_catches_keys_by_name_value_and_shape() -> None:
     text = json.dumps(out)
     for secret in ("abcdef123456", "my-own-secret-value", "zzz", "tok_987654321", "sk-abcdefghijklmnop12345"):
         assert secret not in text
-    assert out["nested"][0]["x-api-key"] == "[REDACTED]" and "q=1" in out["note"]
+    assert out["nested"][0]["x-api-key"] == "[REDACTED]"
+    assert "q=1" in out["note"]
     assert r.text("Basic dXNlcjpwYXNzMTIz") == "Basic [REDACTED]"
     prose = "A basic understanding of bearer bonds. Basic Understanding."
     assert r.text(prose) == prose  # model text that merely looks like a header stays intact
@@ -214,14 +227,21 @@ def test_real_server_through_proxy_matches_direct(server: ManagedServer, tmp_pat
             return direct, proxied, records, plain.status_code
 
     direct, proxied, records, plain_status = asyncio.run(go())
-    assert direct.ok and proxied.ok and plain_status == 200
+    assert direct.ok
+    assert proxied.ok
+    assert plain_status == 200
     assert proxied.content == direct.content
     assert proxied.completion_tokens == direct.completion_tokens
     first = records[0].result
-    assert first.ok and first.content == proxied.content
-    assert first.prompt_tokens == proxied.prompt_tokens and first.cached_tokens == proxied.cached_tokens
-    assert first.prompt_ms is not None and first.ttft_s is not None and first.ttft_s <= first.total_s
-    assert records[1].result.ok and records[1].result.completion_tokens > 0
+    assert first.ok
+    assert first.content == proxied.content
+    assert first.prompt_tokens == proxied.prompt_tokens
+    assert first.cached_tokens == proxied.cached_tokens
+    assert first.prompt_ms is not None
+    assert first.ttft_s is not None
+    assert first.ttft_s <= first.total_s
+    assert records[1].result.ok
+    assert records[1].result.completion_tokens > 0
     assert len((tmp_path / "raw.jsonl").read_text().splitlines()) == 2
 
 
@@ -241,7 +261,8 @@ def test_client_retries_through_the_proxy_are_numbered(tmp_path: Path) -> None:
                 return await client.chat([{"role": "user", "content": "hi"}]), records
 
     result, records = asyncio.run(go())
-    assert result.ok and len(result.attempts) == 2
+    assert result.ok
+    assert len(result.attempts) == 2
     rows = [row for record in records for row in record.model_calls()]
     assert [(row.retry, row.error_class) for row in rows] == [(0, "rate_limited"), (1, "")]
     assert rows[0].request_id == rows[1].request_id == result.request_id
@@ -284,7 +305,8 @@ def test_agent_hanging_up_abandons_the_upstream_request(server: ManagedServer) -
     before = predicted_total()
     records = asyncio.run(go())
     assert len(records) == 1
-    assert records[0].result.error_class == "connection" and "abandoned" in records[0].result.error
+    assert records[0].result.error_class == "connection"
+    assert "abandoned" in records[0].result.error
     for _ in range(300):  # the slot goes idle once llama-server sees the closed connection
         if not any(s.get("is_processing") for s in httpx.get(server.url + "/slots").json()):
             break
@@ -354,8 +376,11 @@ def test_unregistered_attempts_are_refused_and_forgotten(tmp_path: Path) -> None
             return seen, len(fake.requests), proxy.exposures_seen(token), after.status_code
 
     seen, upstream_requests, forgotten, status = asyncio.run(go())
-    assert list(seen) == ["Jane Roe"] and seen["Jane Roe"][1] == "instruction"
-    assert upstream_requests == 1 and forgotten == {} and status == 404
+    assert list(seen) == ["Jane Roe"]
+    assert seen["Jane Roe"][1] == "instruction"
+    assert upstream_requests == 1
+    assert forgotten == {}
+    assert status == 404
 
 
 def test_plain_routes_relay_through_the_same_upstream_client(tmp_path: Path) -> None:
@@ -374,6 +399,8 @@ def test_plain_routes_relay_through_the_same_upstream_client(tmp_path: Path) -> 
             return models, down, fake.requests
 
     models, down, requests = asyncio.run(go())
-    assert models.status_code == 200 and models.json() == {"data": [{"id": "m"}]}
+    assert models.status_code == 200
+    assert models.json() == {"data": [{"id": "m"}]}
     assert requests[0][0]["authorization"] == f"Bearer {KEY}"  # the proxy's key, not the agent's
-    assert down.status_code == 502 and down.json()["error"]["type"] == "connection"
+    assert down.status_code == 502
+    assert down.json()["error"]["type"] == "connection"

@@ -63,7 +63,8 @@ def test_crlf_lines_comments_and_event_names_are_understood() -> None:
 )
 def test_a_malformed_data_line_is_a_bad_response(bad: bytes) -> None:
     result = settle(sse(chunk("x"), bad, chunk("y", "stop")))
-    assert result.error_class == ErrorClass.BAD_RESPONSE and "malformed" in result.error
+    assert result.error_class == ErrorClass.BAD_RESPONSE
+    assert "malformed" in result.error
     assert result.content == "x"  # nothing after the malformed line is parsed
 
 
@@ -74,14 +75,16 @@ def test_malformed_data_then_an_error_event_stays_a_bad_response() -> None:
 
 def test_an_error_event_without_done_keeps_its_class() -> None:
     result = settle(sse(chunk("x"), CONTEXT_ERROR, done=False))
-    assert result.error_class == ErrorClass.CONTEXT_LIMIT and "Context size" in result.error
+    assert result.error_class == ErrorClass.CONTEXT_LIMIT
+    assert "Context size" in result.error
     other = settle(sse({"error": {"message": "slot crashed"}}, done=False))
     assert other.error_class == ErrorClass.SERVER_ERROR
 
 
 def test_nothing_after_an_error_event_changes_it() -> None:
     result = settle(sse(CONTEXT_ERROR, b"{oops", chunk("late", "stop")))
-    assert result.error_class == ErrorClass.CONTEXT_LIMIT and result.content == ""
+    assert result.error_class == ErrorClass.CONTEXT_LIMIT
+    assert result.content == ""
 
 
 def test_nothing_after_done_is_parsed() -> None:
@@ -92,7 +95,8 @@ def test_nothing_after_done_is_parsed() -> None:
 
 def test_a_last_line_cut_short_is_a_bad_response() -> None:
     result = settle(sse(chunk("x"), done=False) + b'data: {"choi')
-    assert result.error_class == ErrorClass.BAD_RESPONSE and "malformed" in result.error
+    assert result.error_class == ErrorClass.BAD_RESPONSE
+    assert "malformed" in result.error
 
 
 def test_a_stream_that_just_stops_is_truncated() -> None:
@@ -106,9 +110,12 @@ def test_a_stream_that_just_stops_is_truncated() -> None:
 def test_settled_and_failed_say_what_decided_the_answer() -> None:
     parser = SseParser(StreamAccumulator(0.0))
     parser.feed(sse(chunk("x"), done=False), 1.0)
-    assert not parser.settled and not parser.failed
+    assert not parser.settled
+    assert not parser.failed
     parser.feed(sse(done=True), 1.0)
-    assert parser.settled and not parser.failed
+    assert parser.settled
+    assert not parser.failed
     errored = SseParser(StreamAccumulator(0.0))
     errored.feed(sse(CONTEXT_ERROR, done=False), 1.0)
-    assert errored.settled and errored.failed
+    assert errored.settled
+    assert errored.failed

@@ -115,7 +115,8 @@ def test_two_devices_run_on_their_nodes_and_merge_into_one_run(
     configs = {c["device"]: c for c in summary["configurations"]}
     assert sorted(configs) == list(DEVICES)
     for c in configs.values():
-        assert c["tasks"] == 2 and c["success"] == 2
+        assert c["tasks"] == 2
+        assert c["success"] == 2
         # energy: a figure where NVML or RAPL answered, else the reason (never silently blank)
         assert c["energy_wh_per_task"] is not None or c["energy_note"]
     page = (out / "summary.html").read_text()
@@ -130,10 +131,12 @@ def test_two_devices_run_on_their_nodes_and_merge_into_one_run(
 def test_a_device_no_node_offers_is_a_one_line_error(cluster: Cluster, tmp_path: Path) -> None:
     res = _sweep(cluster, tmp_path / "x", "dev-a,dev-missing")
     assert res.exit_code != 0
-    assert "device:dev-missing" in res.output and len(res.output.strip().splitlines()) == 1
+    assert "device:dev-missing" in res.output
+    assert len(res.output.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
 
 
 def test_ray_and_devices_go_together() -> None:
     res = CliRunner().invoke(main, ["sweep", "--devices", "a,b", "--agent", "oracle"])
-    assert res.exit_code != 0 and "--ray and --devices go together" in res.output
+    assert res.exit_code != 0
+    assert "--ray and --devices go together" in res.output

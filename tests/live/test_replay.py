@@ -176,8 +176,11 @@ def test_replay_sizes_requests_runs_tools_and_succeeds(
     for arch, (outcome, _, rows, verdict) in results.items():
         traj = ts.get(task.id, arch)
         assert traj is not None
-        assert outcome.status is None and verdict is not None and verdict.success, (arch, outcome, verdict)
-        assert outcome.answer == traj.answer and "synth trajectory" in outcome.reason
+        assert outcome.status is None, (arch, outcome, verdict)
+        assert verdict is not None, (arch, outcome, verdict)
+        assert verdict.success, (arch, outcome, verdict)
+        assert outcome.answer == traj.answer
+        assert "synth trajectory" in outcome.reason
         calls = pd.DataFrame([r.__dict__ for r in rows if r.TABLE == "model_calls"])
         assert (calls["error_class"] == "").all()
         tools = [r.tool for r in rows if r.TABLE == "tool_calls"]
@@ -241,7 +244,9 @@ def test_hcl_persistent_sub_agent_carries_its_history_into_the_next_delegation(
     for memory in ("persistent", "fresh"):
         (tmp_path / memory).mkdir()
         outcome, _, rows, verdict = asyncio.run(main(memory))
-        assert outcome.status is None and verdict is not None and verdict.success, (memory, outcome)
+        assert outcome.status is None, (memory, outcome)
+        assert verdict is not None, (memory, outcome)
+        assert verdict.success, (memory, outcome)
         assert [m.ok for m in rows if m.TABLE == "messages"] == [True, True]
         calls = pd.DataFrame([r.__dict__ for r in rows if r.TABLE == "model_calls"])
         sub_calls[memory] = calls[calls["agent"] == "local-sub"].reset_index(drop=True)
@@ -267,8 +272,10 @@ def test_lo_ends_on_a_local_context_error(suite: list[Task], tmp_path: Path) -> 
     task, ts = scripted_set(suite)
     local = MockChatClient([MockReply("ok"), MockReply(error_class=ErrorClass.CONTEXT_LIMIT)], name="local")
     outcome, _, rows, _ = asyncio.run(replay_once(task, Architecture.LO, ts, {"local": local}, {}, tmp_path))
-    assert outcome.status is Status.CONTEXT_LIMIT and outcome.answer == ""
-    assert outcome.local_context_errors == 1 and "context_limit" in outcome.reason
+    assert outcome.status is Status.CONTEXT_LIMIT
+    assert outcome.answer == ""
+    assert outcome.local_context_errors == 1
+    assert "context_limit" in outcome.reason
     assert "not forced" in outcome.reason  # a server that cannot force output lengths is named
     assert len([r for r in rows if r.TABLE == "tool_calls"]) == 1  # the first turn's tools ran
 
@@ -288,14 +295,18 @@ def test_hcl_lead_redelegates_a_bounded_number_of_times(suite: list[Task], tmp_p
         )
         delegations = [r for r in rows if r.TABLE == "messages"]
         assert [m.ok for m in delegations] == [False, False, False]  # first try + 2 re-delegations
-        assert outcome.status is None and outcome.answer == "" and "gave up" in outcome.reason
+        assert outcome.status is None
+        assert outcome.answer == ""
+        assert "gave up" in outcome.reason
         assert outcome.local_context_errors == 3  # counted although the cloud lead carried on
         assert len(cloud.requests) == 3  # the delegating turn, then one turn per re-delegation
-        assert verdict is not None and not verdict.success
+        assert verdict is not None
+        assert not verdict.success
         sent = [r["messages"] for r in local.requests]
         if memory == "persistent":  # each retry resends the history that failed + an instruction
             for before, after in itertools.pairwise(sent):
-                assert after[: len(before)] == before and after[len(before)]["role"] == "user"
+                assert after[: len(before)] == before
+                assert after[len(before)]["role"] == "user"
         else:  # each retry starts anew: system prompt + instruction
             assert all(len(m) == 2 and m[0]["role"] == "system" for m in sent)
 
@@ -309,7 +320,8 @@ def test_hll_carries_on_past_a_failed_consultation(suite: list[Task], tmp_path: 
     outcome, _, rows, _ = asyncio.run(
         replay_once(task, Architecture.HLL, ts, {"local": local, "cloud": cloud}, {}, tmp_path)
     )
-    assert outcome.status is None and outcome.answer == "the answer"
+    assert outcome.status is None
+    assert outcome.answer == "the answer"
     [message] = [r for r in rows if r.TABLE == "messages"]
     assert (message.kind, message.ok) == ("consult", False)
     assert len(local.requests) == len(traj.turns)

@@ -92,7 +92,8 @@ def check_one_finished_attempt_per_pair(run_dir: Path, before: dict[AttemptKey, 
             assert after[key] == Status.INTERRUPTED
     runs = RunStore.open(run_dir).table("task_runs")
     counted = runs[runs.status != Status.INTERRUPTED.value]
-    assert len(counted) == CONFIGS * TASKS and (counted.status == "success").all()
+    assert len(counted) == CONFIGS * TASKS
+    assert (counted.status == "success").all()
 
 
 def test_sigkill_then_resume_runs_each_pair_exactly_once(tmp_path: Path) -> None:
@@ -109,7 +110,8 @@ def test_sigkill_then_resume_runs_each_pair_exactly_once(tmp_path: Path) -> None
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
     check_one_finished_attempt_per_pair(run_dir, before)
-    assert (run_dir / "summary.json").is_file() and (tmp_path / "runs" / "latest" / "summary.json").is_file()
+    assert (run_dir / "summary.json").is_file()
+    assert (tmp_path / "runs" / "latest" / "summary.json").is_file()
     run_id = RunStore.open(run_dir).meta()["run_id"]
     assert not list(Path(tempfile.gettempdir()).glob(f"agbench-{run_id}-*"))  # no host folders left
 
@@ -125,7 +127,8 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert f"agbench: error: sweep stopped; continue it with: agbench sweep --resume {run_dir}" in message
     # No traceback from the harness itself. (The sandbox's pipe readers may still log asyncio's
     # "exception was never retrieved" for their cancelled gather: reported, not the runner's.)
-    assert "live/runner.py" not in message and "live/agents" not in message
+    assert "live/runner.py" not in message
+    assert "live/agents" not in message
     stopped = RunStore.open(run_dir).attempts()
     assert all(s is not None for s in stopped.values())  # the journal was closed, attempts too
     assert len(stopped) < CONFIGS * TASKS

@@ -58,7 +58,9 @@ def test_oracle_at_c4_solves_every_task_of_the_suite(tmp_path: Path) -> None:
     assert sorted(runs.task) == sorted(t.id for t in suite)
     failed = runs[runs.status != "success"][["task", "status", "reason"]]
     assert failed.empty, failed.to_string()
-    assert (runs.reward == 1.0).all() and (runs.tool_calls == 1).all() and (runs.model_calls == 0).all()
+    assert (runs.reward == 1.0).all()
+    assert (runs.tool_calls == 1).all()
+    assert (runs.model_calls == 0).all()
     assert 1 < max_overlap(runs) <= 4
     summary = json.loads((run_dir / "summary.json").read_text())
     (config,) = summary["configurations"]
@@ -67,7 +69,8 @@ def test_oracle_at_c4_solves_every_task_of_the_suite(tmp_path: Path) -> None:
         assert (run_dir / name).is_file(), name
     assert (tmp_path / "runs" / "latest" / "summary.json").is_file()
     meta = json.loads((run_dir / "run.json").read_text())
-    assert meta["agent_kind"] == "oracle" and meta["task_order"] == [
+    assert meta["agent_kind"] == "oracle"
+    assert meta["task_order"] == [
         t.id for t in select_tasks(suite, seed=0)
     ]
 
@@ -142,13 +145,17 @@ def test_small_model_sweep_with_cloud_standin(tmp_path: Path, monkeypatch: pytes
         for arch, rows in runs.groupby("architecture")
         for kind in ("local", "cloud")
     }
-    assert waited[("LO", "cloud")] == 0 and waited[("LO", "local")] > 0
-    assert waited[("CO", "local")] == 0 and waited[("CO", "cloud")] > 0
+    assert waited[("LO", "cloud")] == 0
+    assert waited[("LO", "local")] > 0
+    assert waited[("CO", "local")] == 0
+    assert waited[("CO", "cloud")] > 0
     # Model calls: measured, TTFT never after the end, attributed to the right endpoints.
     calls = tables["model_calls"]
     assert len(calls) > 0
     timed = calls.dropna(subset=["ttft_s"])
-    assert len(timed) > 0 and (timed.ttft_s <= timed.total_s).all() and (timed.ttft_s >= 0).all()
+    assert len(timed) > 0
+    assert (timed.ttft_s <= timed.total_s).all()
+    assert (timed.ttft_s >= 0).all()
     assert set(calls[calls.architecture == "LO"].endpoint) == {"local"}
     assert set(calls[calls.architecture == "CO"].endpoint) == {"cloud"}
     assert runs.model_calls.sum() == len(calls)
@@ -158,11 +165,13 @@ def test_small_model_sweep_with_cloud_standin(tmp_path: Path, monkeypatch: pytes
     assert set(messages[messages.kind == "consult"].architecture) <= {"HLL"}
     assert set(calls[calls.agent == "local-sub"].architecture) <= {"HCL"}
     # Monitors sampled the servers and the machine.
-    assert len(tables["server_samples"]) > 0 and len(tables["resource_samples"]) > 0
+    assert len(tables["server_samples"]) > 0
+    assert len(tables["resource_samples"]) > 0
     assert {"local", "cloud-standin"} <= set(tables["server_samples"].server)
     # The stand-in is declared everywhere a reader looks.
     meta = store.meta()
-    assert meta["cloud_standin"] is True and "cloud stand-in" in meta["labels"]
+    assert meta["cloud_standin"] is True
+    assert "cloud stand-in" in meta["labels"]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert "cloud stand-in" in json.dumps(summary)
     assert len(summary["configurations"]) == 8
@@ -246,15 +255,23 @@ def test_model_agent_tool_path_through_proxy_with_scripted_models(
     tables = RunStore.open(run_dir).tables()
     runs, calls, tools = tables["task_runs"], tables["model_calls"], tables["tool_calls"]
     lo, co = runs[runs.architecture == "LO"], runs[runs.architecture == "CO"]
-    assert (lo.model_calls == 3).all() and (lo.tool_calls == 2).all() and (lo.tools_s > 0).all()
-    assert (co.model_calls == 1).all() and (co.tool_calls == 0).all() and (co.cloud_cost_usd > 0).all()
+    assert (lo.model_calls == 3).all()
+    assert (lo.tool_calls == 2).all()
+    assert (lo.tools_s > 0).all()
+    assert (co.model_calls == 1).all()
+    assert (co.tool_calls == 0).all()
+    assert (co.cloud_cost_usd > 0).all()
     assert set(runs.status) == {"verification_failed"}  # "0" is no task's answer
-    assert set(tools.tool) == {"list_dir"} and set(tools.agent) == {"local"} and (tools.exit_code == 0).all()
-    assert (calls.ttft_s <= calls.total_s).all() and calls.error_class.eq("").all()
+    assert set(tools.tool) == {"list_dir"}
+    assert set(tools.agent) == {"local"}
+    assert (tools.exit_code == 0).all()
+    assert (calls.ttft_s <= calls.total_s).all()
+    assert calls.error_class.eq("").all()
     assert set(zip(calls.architecture, calls.endpoint, strict=True)) == {("LO", "local"), ("CO", "cloud")}
     parts = runs.local_model_s + runs.cloud_model_s + runs.tools_s + runs.other_s
     assert ((parts - (runs.t_end - runs.t_start)).abs() <= 0.02 * (runs.t_end - runs.t_start)).all()
     # The key went to the cloud upstream only, and into no file.
-    assert set(cloud.auth) == {f"Bearer {FAKE_KEY}"} and set(local.auth) == {None}
+    assert set(cloud.auth) == {f"Bearer {FAKE_KEY}"}
+    assert set(local.auth) == {None}
     leaks = [p for p in run_dir.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]
     assert leaks == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,10 +22,10 @@ BACKEND = "bwrap"
 
 
 @pytest.fixture(scope="session", autouse=True)
-def base_rootfs() -> Iterator[Path]:
+def base_rootfs() -> Path:
     from agbench.live.sandbox.images import ensure_rootfs
 
-    yield ensure_rootfs()
+    return ensure_rootfs()
 
 
 def test_identity_and_read_only_system(tmp_path: Path) -> None:
@@ -99,7 +98,8 @@ def test_rlimit_fallback_without_cgroups(tmp_path: Path, monkeypatch: pytest.Mon
             bomb = await sb.exec(
                 ["python3", "-c", f"x = bytearray({2 * cases.MEMORY_MB} << 20)"], timeout_s=60
             )
-            assert bomb.exit_code != 0 and "MemoryError" in bomb.stderr_text
+            assert bomb.exit_code != 0
+            assert "MemoryError" in bomb.stderr_text
             ok = await sb.exec(["python3", "-c", "print('fine')"], timeout_s=60)
             assert ok.stdout_text == "fine\n"
         finally:

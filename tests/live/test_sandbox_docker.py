@@ -112,11 +112,16 @@ def test_failed_start_leaves_no_container(tmp_path: Path, docker_daemon: DockerD
         sb = create_sandbox(BACKEND, task, tmp_path / "attempt")
         try:
             await sb.start()
-            assert sb.limits_enforced["network"] is False  # allowed, and reported as such
         except SandboxError as exc:
-            assert task.id in str(exc)
+            problem: SandboxError | None = exc
+        else:
+            problem = None
         finally:
             await sb.destroy()
+        if problem is not None:  # a dockerd without a bridge cannot give it one: it says so
+            assert task.id in str(problem)
+        else:
+            assert sb.limits_enforced["network"] is False  # allowed, and reported as such
 
     asyncio.run(go())
     client = docker_daemon.client()

@@ -57,7 +57,8 @@ QWEN_TOOL_LINES = (
 
 def test_qwen_template_loses_its_tool_call_tags() -> None:
     out = qwen_native_tool_template(QWEN_TOOL_LINES)
-    assert "tool_call>" not in out and "XML tags" not in out
+    assert "tool_call>" not in out
+    assert "XML tags" not in out
     assert r"and arguments:\n{\"name\": <function-name>, \"arguments\": <args-json-object>}<|im_end|>" in out
     assert r"""{{- '\n{"name": "' }}{{- tool_call.name }}{{- '}' }}""" in out
 
@@ -133,7 +134,8 @@ def test_server_answers_with_settings_applied(server: ManagedServer) -> None:
     assert [s["n_ctx"] for s in slots] == [512, 512]  # per-slot context = n_ctx / n_parallel
     metrics = httpx.get(server.url + "/metrics").text
     assert "llamacpp:prompt_tokens_total" in metrics
-    assert server.log_path is not None and "listening" in server.log_path.read_text()
+    assert server.log_path is not None
+    assert "listening" in server.log_path.read_text()
 
 
 @pytest.mark.server
@@ -168,9 +170,9 @@ def test_dead_server_is_detected_and_reported(tmp_path: Path) -> None:
 @pytest.mark.server
 def test_port_in_use_is_a_clear_error(server: ManagedServer, tmp_path: Path) -> None:
     port = int(server.url.rsplit(":", 1)[1])
+    second = ManagedServer(
+        ServerSettings(n_ctx=256, n_parallel=1, threads=1), port=port, log_path=tmp_path / "s.log"
+    )
     with pytest.raises(AgbenchError, match="llama-server"):
-        second = ManagedServer(
-            ServerSettings(n_ctx=256, n_parallel=1, threads=1), port=port, log_path=tmp_path / "s.log"
-        )
         second.start(timeout_s=30)
     assert server.alive()

@@ -35,12 +35,16 @@ def test_good_task_passes_and_broken_tasks_miss(tmp_path: Path) -> None:
     checks = check_tasks([good, lenient, broken_oracle, crashing], "bwrap", progress=False)
     by_id = {c.task_id: c for c in checks}
     assert by_id[good.id].ok, by_id[good.id]
-    assert by_id[lenient.id].oracle_ok and not by_id[lenient.id].null_ok
+    assert by_id[lenient.id].oracle_ok
+    assert not by_id[lenient.id].null_ok
     assert "null 'null agent': graded success" in by_id[lenient.id].detail
-    assert not by_id[broken_oracle.id].oracle_ok and by_id[broken_oracle.id].null_ok
+    assert not by_id[broken_oracle.id].oracle_ok
+    assert by_id[broken_oracle.id].null_ok
     assert "cannot solve" in by_id[broken_oracle.id].detail
-    assert not by_id[crashing.id].oracle_ok and not by_id[crashing.id].null_ok
-    assert "failed_grader" in by_id[crashing.id].detail and "verifier bug" in by_id[crashing.id].detail
+    assert not by_id[crashing.id].oracle_ok
+    assert not by_id[crashing.id].null_ok
+    assert "failed_grader" in by_id[crashing.id].detail
+    assert "verifier bug" in by_id[crashing.id].detail
     assert exit_code(checks) == 1
     assert summary_line(checks).startswith("3 of 4 tasks miss")
     assert exit_code([by_id[good.id]]) == 0
@@ -78,7 +82,7 @@ def test_verifier_output_parsed(stdout: str, expected: tuple[float, str]) -> Non
     ],
 )
 def test_verifier_garbage_rejected(stdout: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="verifier"):
         parse_verifier_output(stdout)
 
 
@@ -133,14 +137,17 @@ def test_declared_and_generic_cases_are_graded_and_counted(tmp_path: Path) -> No
         "the answer is a forged reward line",
         "every input file deleted",
     } <= names
-    assert any("non-UTF-8" in n for n in names) and any("usercustomize" in n for n in names)
+    assert any("non-UTF-8" in n for n in names)
+    assert any("usercustomize" in n for n in names)
     w = by_id[wrong.id]
     assert {r.name for r in w.misses} == {
         "the right answer is no adversary",
         "a wrong answer is no paraphrase",
     }
-    assert "unknown tables" in by_id[malformed.id].error and not by_id[malformed.id].ok
+    assert "unknown tables" in by_id[malformed.id].error
+    assert not by_id[malformed.id].ok
     line = summary_line(checks)
     assert f"adversarial {len(g.of('adversarial')) + len(w.of('adversarial')) - 1}/" in line
-    assert "paraphrase 1/2" in line and "oracle 2/3" in line
+    assert "paraphrase 1/2" in line
+    assert "oracle 2/3" in line
     assert exit_code(checks) == 1

@@ -96,8 +96,11 @@ def test_task_tool_list_narrows_and_rejects_unknown(tmp_path: Path) -> None:
 
 def test_read_write_edit_list_search(sandbox: Sandbox) -> None:
     res = call(sandbox, "read_file", {"path": "notes/todo.txt"})
-    assert res.ok and res.output == "buy milk\ncall Anna\nbuy bread\n" and res.bytes_in == 29
-    assert res.bytes_out == len(res.output.encode()) and res.args_bytes > 0
+    assert res.ok
+    assert res.output == "buy milk\ncall Anna\nbuy bread\n"
+    assert res.bytes_in == 29
+    assert res.bytes_out == len(res.output.encode())
+    assert res.args_bytes > 0
     assert (
         call(sandbox, "read_file", {"path": "notes/todo.txt", "start_line": 2, "max_lines": 1}).output
         == "call Anna\n"
@@ -109,15 +112,19 @@ def test_read_write_edit_list_search(sandbox: Sandbox) -> None:
     assert (sandbox.work_dir_host / "out" / "report.txt").read_text() == "total 42\n"
 
     res = call(sandbox, "edit_file", {"path": "/work/out/report.txt", "old": "42", "new": "43"})
-    assert res.ok and (sandbox.work_dir_host / "out" / "report.txt").read_text() == "total 43\n"
+    assert res.ok
+    assert (sandbox.work_dir_host / "out" / "report.txt").read_text() == "total 43\n"
     twice = call(sandbox, "edit_file", {"path": "notes/todo.txt", "old": "buy", "new": "get"})
-    assert twice.error and "2 times" in twice.output
+    assert twice.error
+    assert "2 times" in twice.output
     allr = call(
         sandbox, "edit_file", {"path": "notes/todo.txt", "old": "buy", "new": "get", "replace_all": True}
     )
-    assert allr.ok and (sandbox.work_dir_host / "notes" / "todo.txt").read_text().count("get") == 2
+    assert allr.ok
+    assert (sandbox.work_dir_host / "notes" / "todo.txt").read_text().count("get") == 2
     missing = call(sandbox, "edit_file", {"path": "notes/todo.txt", "old": "zebra", "new": "x"})
-    assert missing.error and "not found" in missing.output
+    assert missing.error
+    assert "not found" in missing.output
 
     listing = call(sandbox, "list_dir", {})
     assert listing.ok
@@ -130,7 +137,9 @@ def test_read_write_edit_list_search(sandbox: Sandbox) -> None:
     assert "notes/todo.txt" in rec.output
 
     found = call(sandbox, "search_files", {"pattern": "get (milk|bread)", "path": "notes"})
-    assert found.ok and found.output.count("todo.txt:") == 2 and ":1:get milk" in found.output
+    assert found.ok
+    assert found.output.count("todo.txt:") == 2
+    assert ":1:get milk" in found.output
     assert call(
         sandbox, "search_files", {"pattern": "ANNA", "ignore_case": True, "glob": "*.txt"}
     ).output.endswith("call Anna")
@@ -151,34 +160,40 @@ def test_bad_arguments_are_answers_not_exceptions(sandbox: Sandbox) -> None:
         ("list_dir", {"path": "nowhere"}, "No such file"),
     ]:
         res = call(sandbox, name, args)
-        assert res.error and needle in res.output, (name, args, res)
+        assert res.error, (name, args, res)
+        assert needle in res.output, (name, args, res)
     # Numbers quoted as strings are accepted, as models often send them.
     assert call(sandbox, "read_file", {"path": "notes/todo.txt", "max_lines": "1"}).output == "buy milk\n"
 
 
 def test_run_command_and_python(sandbox: Sandbox) -> None:
     res = call(sandbox, "run_command", {"command": "echo out; echo err >&2; exit 3"})
-    assert res.exit_code == 3 and res.output == "out\n[stderr]\nerr\n[exit code 3]"
-    assert res.wall_s > 0 and not res.error
+    assert res.exit_code == 3
+    assert res.output == "out\n[stderr]\nerr\n[exit code 3]"
+    assert res.wall_s > 0
+    assert not res.error
     burn = call(sandbox, "run_command", {"command": "python3 -c 'sum(i*i for i in range(3_000_000))'"})
     assert burn.cpu_s > 0
     hung = call(sandbox, "run_command", {"command": "echo before; sleep 60", "timeout_s": 1})
-    assert hung.exit_code == 137 and hung.error == "timeout"
-    assert hung.output.startswith("before\n") and "timeout of 1 s" in hung.output
+    assert hung.exit_code == 137
+    assert hung.error == "timeout"
+    assert hung.output.startswith("before\n")
+    assert "timeout of 1 s" in hung.output
     big = call(sandbox, "run_command", {"command": "seq 1 100000"})
-    assert "[... output truncated:" in big.output and big.output.rstrip().endswith("[exit code 0]")
-    assert (
-        len(big.output) < MAX_OUTPUT_CHARS + 200
-        and big.bytes_in == len("\n".join(map(str, range(1, 100001)))) + 1
-    )
+    assert "[... output truncated:" in big.output
+    assert big.output.rstrip().endswith("[exit code 0]")
+    assert len(big.output) < MAX_OUTPUT_CHARS + 200
+    assert big.bytes_in == len("\n".join(map(str, range(1, 100001)))) + 1
     py = call(
         sandbox,
         "python",
         {"code": "import pathlib\nprint(sum(map(int, pathlib.Path('numbers.txt').read_text().split())))"},
     )
-    assert py.ok and py.output == "42\n[exit code 0]"
+    assert py.ok
+    assert py.output == "42\n[exit code 0]"
     err = call(sandbox, "python", {"code": "raise SystemExit('boom')"})
-    assert err.exit_code == 1 and "boom" in err.output
+    assert err.exit_code == 1
+    assert "boom" in err.output
     # The code went in on stdin: nothing new in /work for the verifier to trip over.
     assert sorted(p.name for p in sandbox.work_dir_host.iterdir()) == ["notes", "numbers.txt", "photo.bin"]
 
@@ -195,19 +210,21 @@ def test_bm25_ranks_and_fetches(corpus: Path) -> None:
     assert index.search("kestrel reset port")[0][0].title == "Kestrel R9 router manual"
     assert index.search("zzzz qqqq") == []
     plain = index.fetch("corpus://misc/plain")
-    assert plain is not None and plain.title == "Opening hours of the town library"
+    assert plain is not None
+    assert plain.title == "Opening hours of the town library"
     assert index.fetch("corpus.local/gardening/basil/") is not None  # scheme and slash ignored
 
 
 def test_web_tools(sandbox: Sandbox, corpus: Path) -> None:
     res = call(sandbox, "web_search", {"query": "Kestrel R9 factory reset", "max_results": 2}, corpus)
-    assert res.ok and res.output.startswith(
-        "1. Kestrel R9 router manual\n   https://corpus.local/routers/kestrel-r9"
-    )
+    assert res.ok
+    assert res.output.startswith("1. Kestrel R9 router manual\n   https://corpus.local/routers/kestrel-r9")
     assert "8443" in res.output  # the snippet is cut around the query terms
     page = call(sandbox, "web_fetch", {"url": "https://corpus.local/routers/kestrel-r9"}, corpus)
-    assert page.ok and "Hold the reset button for 12 seconds." in page.output
+    assert page.ok
+    assert "Hold the reset button for 12 seconds." in page.output
     gone = call(sandbox, "web_fetch", {"url": "https://example.com/elsewhere"}, corpus)
-    assert gone.error and "not found" in gone.output
+    assert gone.error
+    assert "not found" in gone.output
     none = call(sandbox, "web_search", {"query": "quantum chromodynamics"}, corpus)
     assert none.output.startswith("No results")

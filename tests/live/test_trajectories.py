@@ -81,7 +81,8 @@ def test_bad_profiles_are_one_line_errors(tmp_path: Path, text: str, message: st
     path.write_text(text)
     with pytest.raises(AgbenchError, match=message) as info:
         load_profile(path)
-    assert "\n" not in str(info.value) and "bad.toml" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert "bad.toml" in str(info.value)
 
 
 def test_missing_profile_names_the_shipped_ones(tmp_path: Path) -> None:
@@ -94,30 +95,39 @@ def test_synthesis_follows_each_oracle_plan_per_architecture(suite: list[Task]) 
     tasks = suite[:4]
     answers = {t.id: f"answer of {t.id}" for t in tasks}
     ts = synthesize(tasks, answers=answers, seed=3)
-    assert ts.source == "synth" and ts.profile["name"] == "this-machine" and ts.profile["seed"] == 3
+    assert ts.source == "synth"
+    assert ts.profile["name"] == "this-machine"
+    assert ts.profile["seed"] == 3
     assert len(ts.trajectories) == 4 * len(tasks)
     for task in tasks:
         plan = [(name, args) for name, args in load_plan(task)]
         assert all("@solve.py" not in json.dumps(args) for _, args in plan)  # resolved to the code
         lo, co, hcl, hll = (ts.get(task.id, a) for a in ("LO", "CO", "HCL", "HLL"))
-        assert lo and co and hcl and hll
+        assert lo
+        assert co
+        assert hcl
+        assert hll
         for traj, endpoint in ((lo, "local"), (co, "cloud")):
             assert [(s.tool, s.arguments) for t in traj.turns for s in t.tools] == plan
             assert {t.endpoint for t in traj.turns} == {endpoint}
-            assert traj.answer == answers[task.id] and traj.category == task.category
+            assert traj.answer == answers[task.id]
+            assert traj.category == task.category
             assert not traj.turns[-1].tools  # the closing turn answers
         # LO and CO are the same agent on another endpoint: same sizes step for step.
         assert [(t.prompt_tokens_added, t.output_tokens) for t in lo.turns] == [
             (t.prompt_tokens_added, t.output_tokens) for t in co.turns
         ]
         # HCL: the cloud lead delegates the whole plan to local sub-agents.
-        assert {t.endpoint for t in hcl.turns} == {"cloud"} and not any(t.tools for t in hcl.turns)
+        assert {t.endpoint for t in hcl.turns} == {"cloud"}
+        assert not any(t.tools for t in hcl.turns)
         subs = [t.delegate for t in hcl.turns if t.delegate is not None]
-        assert subs and all(s.agent == "sub" and {t.endpoint for t in s.turns} == {"local"} for s in subs)
+        assert subs
+        assert all(s.agent == "sub" and {t.endpoint for t in s.turns} == {"local"} for s in subs)
         assert [(st.tool, st.arguments) for s in subs for t in s.turns for st in t.tools] == plan
         # HLL: the local lead does the plan and consults the cloud once, before its last steps.
         consults = [t.consult for t in hll.turns if t.consult is not None]
-        assert len(consults) == 1 and consults[0].endpoint == "cloud"
+        assert len(consults) == 1
+        assert consults[0].endpoint == "cloud"
         assert [(s.tool, s.arguments) for t in hll.turns for s in t.tools] == plan
         assert hll.total_turns == lo.total_turns + 2
 
@@ -136,7 +146,8 @@ def test_synthesis_is_reproducible_per_seed(suite: list[Task], tmp_path: Path) -
 
     assert sizes(TrajectorySet.load(a)) != sizes(other)
     loaded = TrajectorySet.load(a)
-    assert loaded.source == "synth" and loaded.profile["seed"] == 1
+    assert loaded.source == "synth"
+    assert loaded.profile["seed"] == 1
 
 
 def test_this_machine_profile_fits_one_task_and_eight_exhaust_4096(suite: list[Task]) -> None:
@@ -152,7 +163,8 @@ def test_this_machine_profile_fits_one_task_and_eight_exhaust_4096(suite: list[T
 def test_paper_profile_is_long_context(suite: list[Task]) -> None:
     ts = synthesize(suite, "paper-27b", answers={t.id: "x" for t in suite})
     peaks = [peak_history(t) for t in ts.trajectories if t.architecture == "LO"]
-    assert min(peaks) > 15_000 and max(peaks) < 65_536
+    assert min(peaks) > 15_000
+    assert max(peaks) < 65_536
     lo = ts.trajectories[0]
     assert all(t.output_tokens >= 400 for t in lo.turns)
 
@@ -170,8 +182,11 @@ def test_synthesis_runs_each_oracle_in_a_sandbox(suite: list[Task], tmp_path: Pa
         synthesize([good, good], answers={})
     ts = synthesize([good, broken], backend="bwrap")
     ok, bad = ts.get(good.id, "LO"), [t for t in ts.trajectories if t.recorded_status]
-    assert ok is not None and ok.answer and not ok.recorded_status
-    assert len(bad) == 4 and all(t.recorded_status == "oracle_failed" for t in bad)
+    assert ok is not None
+    assert ok.answer
+    assert not ok.recorded_status
+    assert len(bad) == 4
+    assert all(t.recorded_status == "oracle_failed" for t in bad)
     assert ts.profile["backend"] == "bwrap"
 
 
@@ -253,14 +268,18 @@ def _write_hcl_run(root: Path) -> Path:
 
 def test_extraction_rebuilds_turns_delegations_and_arguments(tmp_path: Path) -> None:
     ts = extract(_write_hcl_run(tmp_path / "run"))
-    assert ts.source == "extracted" and ts.profile["tool_calls_without_arguments"] == 0
+    assert ts.source == "extracted"
+    assert ts.profile["tool_calls_without_arguments"] == 0
     [lead] = ts.trajectories
     assert (lead.task, lead.architecture, lead.answer, lead.recorded_status) == ("t1", "HCL", "42", "success")
     assert [t.endpoint for t in lead.turns] == ["cloud", "cloud"]
     assert lead.system_prompt_tokens + lead.turns[0].prompt_tokens_added == 300
-    assert lead.turns[1].prompt_tokens_added == 360 - 340 and lead.turns[1].output_tokens == 10
+    assert lead.turns[1].prompt_tokens_added == 360 - 340
+    assert lead.turns[1].output_tokens == 10
     sub = lead.turns[0].delegate
-    assert sub is not None and sub.agent == "sub" and lead.turns[1].delegate is None
+    assert sub is not None
+    assert sub.agent == "sub"
+    assert lead.turns[1].delegate is None
     assert sub.system_prompt_tokens == 100  # the system message actually sent, 400 bytes / 4
     # The failed first try of call d carried no decision: two sub turns, sized from the final try.
     assert [(t.prompt_tokens_added, t.output_tokens) for t in sub.turns] == [(150, 20), (380 - 270, 15)]
@@ -318,7 +337,8 @@ def test_extraction_follows_the_runs_sub_agent_memory(
     assert ts.profile["hcl_sub_agent"] == recorded
     [lead] = ts.trajectories
     first, second = (t.delegate for t in lead.turns[:2])
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert [t.prompt_tokens_added for t in first.turns] == [250 - first.system_prompt_tokens, 380 - 270]
     added = second.turns[0].prompt_tokens_added
     assert added == (second_added if second_added is not None else 460 - second.system_prompt_tokens)

@@ -57,14 +57,17 @@ async def watched(tmp_path: Path, fault: signal.Signals) -> tuple[ServerWatchdog
 
 def test_killed_server_is_restarted_with_the_same_settings(tmp_path: Path) -> None:
     dog, before, after, store = asyncio.run(watched(tmp_path, signal.SIGKILL))
-    assert dog.generation == 1 and dog.restarts == {"local": 1} and dog.failure is None
+    assert dog.generation == 1
+    assert dog.restarts == {"local": 1}
+    assert dog.failure is None
     assert before == after
     assert store.meta()["server_restarts"] == 1
 
 
 def test_hung_server_is_killed_and_restarted(tmp_path: Path) -> None:
     dog, before, after, _ = asyncio.run(watched(tmp_path, signal.SIGSTOP))
-    assert dog.restarts == {"local": 1} and before == after
+    assert dog.restarts == {"local": 1}
+    assert before == after
 
 
 def server_processes() -> list[psutil.Process]:
@@ -113,7 +116,8 @@ def test_attempt_in_flight_fails_as_infrastructure_and_later_ones_proceed(tmp_pa
     store = RunStore.open(run_dir)
     runs = store.table("task_runs").sort_values("t_start")
     statuses = list(runs.status)
-    assert len(statuses) == 3 and Status.INTERRUPTED.value not in statuses
+    assert len(statuses) == 3
+    assert Status.INTERRUPTED.value not in statuses
     assert statuses[1] == Status.INFRASTRUCTURE_ERROR.value, runs.reason.tolist()
     assert "restart" in runs.reason.iloc[1] or "died" in runs.reason.iloc[1]
     assert statuses[2] != Status.INFRASTRUCTURE_ERROR.value, runs.reason.tolist()

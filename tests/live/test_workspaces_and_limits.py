@@ -33,7 +33,9 @@ def test_limits_that_took_effect_are_recorded(tmp_path: Path) -> None:
     limits = store.meta()["sandbox_limits"]
     assert sum(limits.values()) == 2
     [line] = limits
-    assert line.startswith("bwrap: ") and "memory=" in line and "pids=" in line
+    assert line.startswith("bwrap: ")
+    assert "memory=" in line
+    assert "pids=" in line
 
 
 def test_report_labels_name_limits_not_enforced() -> None:
@@ -45,7 +47,8 @@ def test_report_labels_name_limits_not_enforced() -> None:
 def test_keep_failed_workspaces(tmp_path: Path) -> None:
     store = sweep(tmp_path, keep_workspaces="failed")  # the null agent fails every task
     kept = sorted(p.name for p in (store.root / "workspaces").iterdir())
-    assert len(kept) == 2 and all((store.root / "workspaces" / k / "work").is_dir() for k in kept)
+    assert len(kept) == 2
+    assert all((store.root / "workspaces" / k / "work").is_dir() for k in kept)
 
 
 def test_workspaces_are_removed_by_default(tmp_path: Path) -> None:

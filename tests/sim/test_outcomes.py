@@ -42,7 +42,8 @@ def test_prompt_over_the_slot_is_refused_like_http_400() -> None:
 
 def test_prompt_plus_output_reaching_the_slot_finishes_with_length() -> None:
     (req,) = serve(ServerProfile(n_ctx=4096, n_parallel=4), [(0, "a", 1000, 100)])
-    assert req.error_class == "" and req.finish_reason == "length"
+    assert req.error_class == ""
+    assert req.finish_reason == "length"
     assert req.completion_tokens == 1024 - 1000
 
 
@@ -89,7 +90,8 @@ def test_idle_slots_of_a_unified_pool_are_saved_and_cleared_when_a_task_starts()
 
     env.process(turns())
     env.run()
-    assert server.prompt_cache is not None and server.prompt_cache.restores == 1
+    assert server.prompt_cache is not None
+    assert server.prompt_cache.restores == 1
 
 
 def _lo_trajectory(turns: int, added: int, out: int) -> Trajectory:
@@ -141,7 +143,8 @@ def test_hcl_redelegates_a_failing_sub_agent_until_the_deadline() -> None:
     assert run.local_context_errors > 3  # counted although the cloud lead papered over them
     delegations = result.table("messages")
     # one message per failed delegation (plus one if the deadline cut a delegation short)
-    assert len(delegations) - run.local_context_errors in (0, 1) and not any(m.ok for m in delegations)
+    assert len(delegations) - run.local_context_errors in (0, 1)
+    assert not any(m.ok for m in delegations)
     assert run.cloud_calls >= run.local_context_errors  # the lead writes each new delegation
 
 
@@ -152,7 +155,8 @@ def test_hcl_redelegation_resumes_a_fresh_sub_agent_where_it_failed() -> None:
     profile.behaviour.hcl_redelegate_max = 2  # the live replay agent's bound
     result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
     (run,) = result.task_runs()
-    assert run.status == "success" and run.local_context_errors == 1
+    assert run.status == "success"
+    assert run.local_context_errors == 1
     assert run.tool_calls == 10  # no tool call ran twice
     assert [m.ok for m in result.table("messages")] == [False, True]
 
@@ -167,7 +171,8 @@ def test_hcl_persistent_sub_agent_keeps_the_history_that_failed_until_the_deadli
     profile.behaviour.deadline_s = 300.0
     result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
     (run,) = result.task_runs()
-    assert run.status == "timeout" and run.local_context_errors > 3
+    assert run.status == "timeout"
+    assert run.local_context_errors > 3
     assert run.tool_calls < 10  # the failed turn's tools never ran
     calls = [c for c in result.table("model_calls") if c.agent == "local-sub"]
     failed = [c for c in calls if c.error_class == "context_limit"]
@@ -206,15 +211,19 @@ def test_hcl_lead_that_gives_up_fails_verification() -> None:
     profile.behaviour.hcl_redelegate_p = 0.0
     result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(10)])))
     (run,) = result.task_runs()
-    assert run.status == "verification_failed" and run.local_context_errors == 1
+    assert run.status == "verification_failed"
+    assert run.local_context_errors == 1
 
 
 def test_hcl_delegation_that_fits_succeeds_and_costs_cloud_money() -> None:
     profile = _profile(n_ctx=65536, n_parallel=1)
     result = simulate(profile, "HCL", 1, 0, replay_workload(TrajectorySet("synth", [_hcl_trajectory(3)])))
     (run,) = result.task_runs()
-    assert run.status == "success" and run.cloud_calls == 2 and run.cloud_cost_usd > 0
-    assert run.local_model_s > 0 and run.cloud_model_s > 0
+    assert run.status == "success"
+    assert run.cloud_calls == 2
+    assert run.cloud_cost_usd > 0
+    assert run.local_model_s > 0
+    assert run.cloud_model_s > 0
 
 
 def test_this_machine_c4_is_slower_than_c1_for_lo() -> None:

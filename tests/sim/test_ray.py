@@ -95,4 +95,5 @@ def test_agbench_sim_ray_local_writes_the_run(local_ray: None, tmp_path: Path) -
         ],
     )
     assert res.exit_code == 0, res.output
-    assert (out / "summary.html").is_file() and (out / "timeline.json").is_file()
+    assert (out / "summary.html").is_file()
+    assert (out / "timeline.json").is_file()

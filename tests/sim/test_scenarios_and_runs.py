@@ -86,7 +86,8 @@ def test_run_matrix_writes_a_run_directory_with_one_configuration_per_cell(tmp_p
         limit=6,
     )
     meta = json.loads((out / "run.json").read_text())
-    assert meta["source"] == "sim" and meta["agent_kind"] == "sim-synthetic"
+    assert meta["source"] == "sim"
+    assert meta["agent_kind"] == "sim-synthetic"
     summary = json.loads((out / "summary.json").read_text())
     cells = {(c["architecture"], c["concurrency"]) for c in summary["configurations"]}
     assert cells == {("LO", 1), ("LO", 4), ("HCL", 1), ("HCL", 4)}
@@ -165,7 +166,8 @@ def test_simulate_returns_records_in_memory() -> None:
     sc = load_scenario("paper-rtx5090")
     result = simulate(sc.profile, "HLL", 2, 0, sc.workload(limit=5))
     assert len(result.task_runs()) == 5
-    assert result.table("model_calls") and result.table("server_samples")
+    assert result.table("model_calls")
+    assert result.table("server_samples")
 
 
 def test_pool_grows_with_slots_when_sized_per_slot() -> None:
@@ -173,5 +175,7 @@ def test_pool_grows_with_slots_when_sized_per_slot() -> None:
 
     fixed = ServerProfile(n_ctx=4096, n_parallel=0)
     per_slot = ServerProfile(n_ctx=4096, n_parallel=0, n_ctx_per_slot=4096)
-    assert fixed.pool_tokens(16) == 4096 and fixed.slot_ctx(16) == 256
-    assert per_slot.pool_tokens(16) == 16 * 4096 and per_slot.slot_ctx(16) == 4096
+    assert fixed.pool_tokens(16) == 4096
+    assert fixed.slot_ctx(16) == 256
+    assert per_slot.pool_tokens(16) == 16 * 4096
+    assert per_slot.slot_ctx(16) == 4096

@@ -46,7 +46,8 @@ def test_rows_use_the_core_vocabulary_and_add_up_to_the_task_run() -> None:
             calls = [r for r in rows if isinstance(r, ModelCall)]
             cloud = [c for c in calls if c.endpoint == Endpoint.CLOUD]
             assert run.agent_kind == "sim-synthetic"
-            assert run.model_calls == len(calls) and run.cloud_calls == len(cloud)
+            assert run.model_calls == len(calls)
+            assert run.cloud_calls == len(cloud)
             assert run.tool_calls == sum(isinstance(r, ToolCall) for r in rows)
             assert run.prompt_tokens == sum(c.prompt_tokens for c in calls)
             assert run.cloud_prompt_tokens == sum(c.prompt_tokens for c in cloud)
@@ -54,7 +55,8 @@ def test_rows_use_the_core_vocabulary_and_add_up_to_the_task_run() -> None:
             assert abs(run.local_model_s + run.cloud_model_s + run.tools_s - waited) < 1e-6
         if arch == "HLL":
             consults = [r for r in result.records if isinstance(r, Message)]
-            assert consults and {(m.kind, m.sender, m.receiver) for m in consults} == {
+            assert consults
+            assert {(m.kind, m.sender, m.receiver) for m in consults} == {
                 (MessageKind.CONSULT, AgentLabel.LOCAL, AgentLabel.CLOUD)
             }
             agents = {r.agent for r in result.records if isinstance(r, ModelCall)}

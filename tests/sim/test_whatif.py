@@ -75,7 +75,8 @@ def test_shipped_specs_load_and_the_paper_grid_has_over_a_thousand_points() -> N
 def test_bad_specs_are_one_line_errors(tmp_path: Path, extra: str, message: str) -> None:
     with pytest.raises(AgbenchError) as exc:
         load_spec(write_spec(tmp_path, extra))
-    assert message in str(exc.value) and "\n" not in str(exc.value)
+    assert message in str(exc.value)
+    assert "\n" not in str(exc.value)
 
 
 def test_random_search_draws_distinct_points_reproducibly(tmp_path: Path) -> None:
@@ -94,7 +95,9 @@ def test_pareto_front_keeps_only_non_dominated_points() -> None:
     a = {"success": 0.9, "cloud_cost": 1.0}
     b = {"success": 0.8, "cloud_cost": 0.0}
     c = {"success": 0.8, "cloud_cost": 0.5}  # beaten by b
-    assert dominates(b, c, objs) and not dominates(a, b, objs) and not dominates(b, a, objs)
+    assert dominates(b, c, objs)
+    assert not dominates(a, b, objs)
+    assert not dominates(b, a, objs)
     assert pareto_front([a, b, c], objs) == [0, 1]
 
 
@@ -103,13 +106,21 @@ def test_points_that_do_not_fit_in_memory_are_refused_and_co_never_is() -> None:
     wl = sc.workload(seed=0, limit=2)
     big = Point("paper-rtx5090", "LO", 1, weight_quant="Q8_0", kv_cache="f16", pool_tokens=131072)
     out = evaluate(big, sc.profile, wl, 0)
-    assert "does not fit" in out.refused and out.memory_gb > out.memory_limit_gb == 32.0
+    assert "does not fit" in out.refused
+    assert out.memory_gb > out.memory_limit_gb == 32.0
     assert not out.objectives  # never simulated
     co = evaluate(Point("paper-rtx5090", "CO", 1, weight_quant="Q8_0", pool_tokens=131072), sc.profile, wl, 0)
-    assert not co.refused and co.objectives["cloud_cost"] > 0
+    assert not co.refused
+    assert co.objectives["cloud_cost"] > 0
     profile = point_profile(sc.profile, big)
     assert (
-        profile.model.weight_bits == 8.5 and profile.model.kv_bits == 16.0 and profile.server.n_ctx == 131072
+        profile.model.weight_bits == 8.5
+    )
+    assert (
+        profile.model.kv_bits == 16.0
+    )
+    assert (
+        profile.server.n_ctx == 131072
     )
 
 
@@ -139,9 +150,11 @@ def test_bottleneck_blames_the_kv_pool_when_tasks_hit_context_errors() -> None:
         prompt_ms=500.0,
     )
     kv = explain(tasks, [call], 1.0, 65536)
-    assert kv.name == "KV pool" and "1 of 4 tasks" in kv.text
+    assert kv.name == "KV pool"
+    assert "1 of 4 tasks" in kv.text
     decode = explain([t for t in tasks[1:]], [call], 0.3, 65536)
-    assert decode.name == "decode" and decode.shares["decode"] == pytest.approx(8 / (0.5 + 0.5 + 8 + 3))
+    assert decode.name == "decode"
+    assert decode.shares["decode"] == pytest.approx(8 / (0.5 + 0.5 + 8 + 3))
 
 
 def test_search_writes_the_pareto_report_and_processes_agree(tmp_path: Path) -> None:
@@ -152,16 +165,24 @@ def test_search_writes_the_pareto_report_and_processes_agree(tmp_path: Path) -> 
     # CO never loads the local model.
     refused = {(r.point.arch, r.point.concurrency, r.point.weight_quant) for r in here.refused}
     assert refused == {(a, c, "Q8_0") for a in ("LO", "HLL") for c in (1, 4)}
-    assert here.front and all(here.results[i].bottleneck is not None for i in here.front)
+    assert here.front
+    assert all(here.results[i].bottleneck is not None for i in here.front)
     pooled = search(spec, workers=2)
     assert result_fingerprint(pooled) == result_fingerprint(here)
     files = write_report(here, tmp_path / "out")
     page = (tmp_path / "out" / "pareto.html").read_text()
     assert (
-        "Pareto front" in page and "<svg" in page and "http://" not in page.replace("http://www.w3.org", "")
+        "Pareto front" in page
+    )
+    assert (
+        "<svg" in page
+    )
+    assert (
+        "http://" not in page.replace("http://www.w3.org", "")
     )
     data = json.loads((tmp_path / "out" / "whatif.json").read_text())
-    assert data["points"] == 12 and len(data["front"]) == len(here.front)
+    assert data["points"] == 12
+    assert len(data["front"]) == len(here.front)
     assert all(row["bottleneck"] for row in data["front"])
     assert [p.name for p in files] == ["whatif.json", "points.csv", "pareto.html"]
 
@@ -172,10 +193,12 @@ def test_cli_whatif_prints_the_front_and_refuses_bad_specs(tmp_path: Path) -> No
         main, ["whatif", str(write_spec(tmp_path)), "--out", str(tmp_path / "o"), "--workers", "1"]
     )
     assert res.exit_code == 0, res.output
-    assert "Pareto front" in res.output and "bottleneck" in res.output
+    assert "Pareto front" in res.output
+    assert "bottleneck" in res.output
     assert (tmp_path / "o" / "pareto.html").is_file()
     bad = runner.invoke(main, ["whatif", "no-such-spec"])
-    assert bad.exit_code == 2 and "unknown what-if spec" in bad.output
+    assert bad.exit_code == 2
+    assert "unknown what-if spec" in bad.output
 
 
 def test_model_axes_on_measured_rates_are_refused_in_one_line(tmp_path: Path) -> None:
@@ -185,7 +208,8 @@ def test_model_axes_on_measured_rates_are_refused_in_one_line(tmp_path: Path) ->
         'arch = ["LO"]\nconcurrency = [1]\n',
     )
     res = CliRunner().invoke(main, ["whatif", str(spec), "--out", str(tmp_path / "o"), "--workers", "1"])
-    assert res.exit_code == 2 and "need roofline rates" in res.output
+    assert res.exit_code == 2
+    assert "need roofline rates" in res.output
     threads = write_spec(
         tmp_path,
         '[whatif]\nlimit = 1\n[space]\ndevice = ["this-machine-smollm2"]\nthreads = [1, 2]\narch = ["LO"]\nconcurrency = [1]\n',

@@ -79,15 +79,18 @@ def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path
     assert run.score == 1.0  # type: ignore[attr-defined]
     result = run.result  # type: ignore[attr-defined]
     assert {r["id"] for r in result["items"]} == {"colour", "sum"}
-    assert "AGBENCH_BASE_URL" in result["env_seen"] and "AGENT_BENCH_MODEL" in result["env_seen"]
+    assert "AGBENCH_BASE_URL" in result["env_seen"]
+    assert "AGENT_BENCH_MODEL" in result["env_seen"]
     # Both calls went through the proxy and were recorded for this attempt, as its local agent.
-    assert len(records) == 2 and all(r.result.ok for r in records)
+    assert len(records) == 2
+    assert all(r.result.ok for r in records)
     assert {r.key for r in records} == {ATTEMPT}
     assert {r.agent for r in records} == {"local"}
     assert len(raw_log.read_text().splitlines()) == 2
     # The key: nowhere in the container's environment or in any file written.
     env = run.container_env  # type: ignore[attr-defined]
-    assert env and not any(SECRET in e for e in env)
+    assert env
+    assert not any(SECRET in e for e in env)
     assert not any(e.split("=", 1)[0].endswith("API_KEY") for e in env)
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name == "agbench_result.json" for p in written)
@@ -116,8 +119,10 @@ def test_harness_suite_is_one_row_of_a_run(tmp_path: Path, monkeypatch: pytest.M
     assert result.exit_code == 0, result.output
     run_dir = tmp_path / "run"
     rows = [json.loads(line) for line in (run_dir / "graded_results.jsonl").read_text().splitlines()]
-    assert len(rows) == 1 and rows[0]["task"] == "mini-harness:suite"
-    assert rows[0]["status"] == "success" and rows[0]["reward"] == 1.0, rows[0]["reason"]
+    assert len(rows) == 1
+    assert rows[0]["task"] == "mini-harness:suite"
+    assert rows[0]["status"] == "success", rows[0]["reason"]
+    assert rows[0]["reward"] == 1.0, rows[0]["reason"]
     assert rows[0]["prompt_tokens"] > 0  # the harness's calls count as the attempt's
     assert len((run_dir / "raw_responses.jsonl").read_text().splitlines()) == 2
     assert list(run_dir.glob("harness/*/agbench-output/agbench_result.json"))

@@ -150,14 +150,22 @@ def test_bad_task_toml_does_not_abort_list_or_other_tasks(
     result = CliRunner().invoke(main, ["tasks", "list"])
     assert result.exit_code == 0, result.output
     assert (
-        "fine-task" in result.output and "skipped:" in result.output and "unknown category" in result.output
+        "fine-task" in result.output
+    )
+    assert (
+        "skipped:" in result.output
+    )
+    assert (
+        "unknown category" in result.output
     )
     result = CliRunner().invoke(main, ["tasks", "check", "no-such-task"])
-    assert result.exit_code == 2 and "unknown task id(s): no-such-task" in result.output
+    assert result.exit_code == 2
+    assert "unknown task id(s): no-such-task" in result.output
     if has_bwrap:  # tasks check of another task is not stopped by the bad one
         result = CliRunner().invoke(main, ["tasks", "check", "--backend", "bwrap", "fine-task"])
         assert result.exit_code == 0, result.output
-        assert "all 1 tasks pass" in result.output and "skipped:" in result.output
+        assert "all 1 tasks pass" in result.output
+        assert "skipped:" in result.output
 
 
 def test_suite_selection_and_full_active_profile(tmp_path: Path) -> None:
@@ -198,7 +206,10 @@ def test_import_keeps_scripts_records_origin_and_skips_a_bad_folder(
     assert ids == ["deb-and-wheel", "fix-greeting", "image-data-sum"]
     task = load_task(suite / "terminal" / "deb-and-wheel")
     assert (
-        task.metadata["origin"]["format"] == "harbor" and task.metadata["origin"]["license"] == "Apache-2.0"
+        task.metadata["origin"]["format"] == "harbor"
+    )
+    assert (
+        task.metadata["origin"]["license"] == "Apache-2.0"
     )
     assert task.metadata["build_timeout_s"] == 300.0
     assert (suite / "terminal" / "deb-and-wheel" / "verifier" / "tests" / "test.sh").read_bytes() == (
@@ -206,7 +217,8 @@ def test_import_keeps_scripts_records_origin_and_skips_a_bad_folder(
     ).read_bytes()
     check = validate_manifest(suite / "manifest.json")
     assert check.ok, check.problems
-    assert check.manifest is not None and check.manifest.raw["source"]["kind"] in ("harbor", "dataset")
+    assert check.manifest is not None
+    assert check.manifest.raw["source"]["kind"] in ("harbor", "dataset")
 
 
 def test_import_reports_every_bad_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -216,7 +228,8 @@ def test_import_reports_every_bad_folder(tmp_path: Path, monkeypatch: pytest.Mon
         main, ["tasks", "import", "harbor", str(tmp_path / "empty"), str(tmp_path / "gone")]
     )
     assert result.exit_code == 1
-    assert "no Harbor task folders" in result.output and "Harbor folder not found" in result.output
+    assert "no Harbor task folders" in result.output
+    assert "Harbor folder not found" in result.output
 
 
 @needs_docker
@@ -309,10 +322,12 @@ def test_broken_suites_show_strict_status_in_report_while_others_run(
     assert rows["bm-task"]["status"] == Status.FAILED_MANIFEST_VALIDATION
     assert rows["ma-task"]["status"] == Status.FAILED_MISSING_ASSETS
     assert rows["lfs-task"]["status"] == Status.FAILED_MISSING_ASSETS
-    assert "LFS pointer" in rows["lfs-task"]["reason"] and "moving" in rows["bm-task"]["reason"]
+    assert "LFS pointer" in rows["lfs-task"]["reason"]
+    assert "moving" in rows["bm-task"]["reason"]
     summary = json.loads((run_dir / "summary.json").read_text())
     failures = summary["configurations"][0]["failures"]
-    assert failures["failed_manifest_validation"] == 1 and failures["failed_missing_assets"] == 2
+    assert failures["failed_manifest_validation"] == 1
+    assert failures["failed_missing_assets"] == 2
     strict = {s["id"]: s["strict_status"] for s in summary["suites"]}
     assert strict == {
         "good-suite": "ok",
@@ -367,7 +382,8 @@ def test_official_openai_client_through_the_proxy(tmp_path: Path) -> None:
 
     with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=1, threads=1)) as server:
         asyncio.run(go(server.url))
-    assert len(records) == 2 and all(r.result.ok for r in records)
+    assert len(records) == 2
+    assert all(r.result.ok for r in records)
 
 
 # --- assets inside the sandbox -------------------------------------------------------------------

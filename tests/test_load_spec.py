@@ -66,15 +66,9 @@ def test_simulated_open_loop_saturates_like_a_server() -> None:
     levels = [rate_level(r, 30, p, o, poisson=False, seed=0) for r in (0.1, 50.0)]
     records = simulate_load(profile, levels)
     calls = [r for r in records if type(r).__name__ == "ModelCall"]
-    assert (
-        len(calls) == 60
-    )
-    assert (
-        {c.agent for c in calls} == {"local"}
-    )
-    assert (
-        {c.concurrency for c in calls} == {0}
-    )
+    assert len(calls) == 60
+    assert {c.agent for c in calls} == {"local"}
+    assert {c.concurrency for c in calls} == {0}
     by_level = {lv.task: sorted(c.ttft_s for c in calls if c.task == lv.task) for lv in levels}
     slow, fast = (statistics.median(by_level[lv.task]) for lv in levels)
     assert fast > 5 * slow  # at 50 requests/s the queue grows; at 0.1/s every request is alone

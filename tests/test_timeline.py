@@ -194,12 +194,8 @@ def test_simulated_run_directory_gets_timeline_json(tmp_path: Path) -> None:
     assert {proc.split(" ", 1)[1] for proc, _ in tracks} >= {"LO C=2", "HCL C=2"}
     assert any(e["ph"] == "C" and e["name"].startswith("KV used") for e in trace["traceEvents"])
     assert write_timeline(run_dir) == path  # rewriting reads the run directory's tables
-    assert (
-        "<svg" in (run_dir / "summary.html").read_text()
-    )
-    assert (
-        "Timeline" in (run_dir / "summary.html").read_text()
-    )
+    assert "<svg" in (run_dir / "summary.html").read_text()
+    assert "Timeline" in (run_dir / "summary.html").read_text()
 
 
 def test_simulated_load_run_directory_gets_timeline_json(tmp_path: Path) -> None:

@@ -330,12 +330,8 @@ def test_run_grades_rubric_tasks_with_the_judge_and_records_every_method(tmp_pat
     assert graded["calc-fuel-consumption"]["judge_parsed"]["reason"] == "mock judge: missing 99.99"
     assert graded["lf-next-dentist"]["status"] == "success"
     assert graded["lf-next-dentist"]["judge_raw"]
-    assert (
-        graded["term-error-summary"]["status"] == "success"
-    )
-    assert (
-        "judge_raw" not in graded["term-error-summary"]
-    )
+    assert graded["term-error-summary"]["status"] == "success"
+    assert "judge_raw" not in graded["term-error-summary"]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["meta"]["judge"]["provider"] == "mock"
     assert summary["judge"]["rows_by_method"] == {"program": 1, "rubric": 2, "task_compliance": 1}

@@ -70,9 +70,7 @@ def test_oracle_at_c4_solves_every_task_of_the_suite(tmp_path: Path) -> None:
     assert (tmp_path / "runs" / "latest" / "summary.json").is_file()
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["agent_kind"] == "oracle"
-    assert meta["task_order"] == [
-        t.id for t in select_tasks(suite, seed=0)
-    ]
+    assert meta["task_order"] == [t.id for t in select_tasks(suite, seed=0)]
 
 
 def test_every_configuration_runs_the_same_seeded_order(tmp_path: Path) -> None:

@@ -78,15 +78,9 @@ def test_tokens_out_equal_tokens_asked(reqs: list[tuple[float, int, int, int]], 
         assert req.error_class == ""
         assert req.completion_tokens == req.max_tokens
         assert req.finish_reason == "stop"
-        assert (
-            req.t_first is not None
-        )
-        assert (
-            req.t_done is not None
-        )
-        assert (
-            req.t_arrive <= req.t_first <= req.t_done
-        )
+        assert req.t_first is not None
+        assert req.t_done is not None
+        assert req.t_arrive <= req.t_first <= req.t_done
 
 
 @FAST

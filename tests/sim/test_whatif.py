@@ -113,15 +113,9 @@ def test_points_that_do_not_fit_in_memory_are_refused_and_co_never_is() -> None:
     assert not co.refused
     assert co.objectives["cloud_cost"] > 0
     profile = point_profile(sc.profile, big)
-    assert (
-        profile.model.weight_bits == 8.5
-    )
-    assert (
-        profile.model.kv_bits == 16.0
-    )
-    assert (
-        profile.server.n_ctx == 131072
-    )
+    assert profile.model.weight_bits == 8.5
+    assert profile.model.kv_bits == 16.0
+    assert profile.server.n_ctx == 131072
 
 
 def test_bottleneck_blames_the_kv_pool_when_tasks_hit_context_errors() -> None:
@@ -171,15 +165,9 @@ def test_search_writes_the_pareto_report_and_processes_agree(tmp_path: Path) -> 
     assert result_fingerprint(pooled) == result_fingerprint(here)
     files = write_report(here, tmp_path / "out")
     page = (tmp_path / "out" / "pareto.html").read_text()
-    assert (
-        "Pareto front" in page
-    )
-    assert (
-        "<svg" in page
-    )
-    assert (
-        "http://" not in page.replace("http://www.w3.org", "")
-    )
+    assert "Pareto front" in page
+    assert "<svg" in page
+    assert "http://" not in page.replace("http://www.w3.org", "")
     data = json.loads((tmp_path / "out" / "whatif.json").read_text())
     assert data["points"] == 12
     assert len(data["front"]) == len(here.front)

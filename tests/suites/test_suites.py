@@ -149,15 +149,9 @@ def test_bad_task_toml_does_not_abort_list_or_other_tasks(
     monkeypatch.setenv("AGBENCH_TASKS", str(tmp_path))
     result = CliRunner().invoke(main, ["tasks", "list"])
     assert result.exit_code == 0, result.output
-    assert (
-        "fine-task" in result.output
-    )
-    assert (
-        "skipped:" in result.output
-    )
-    assert (
-        "unknown category" in result.output
-    )
+    assert "fine-task" in result.output
+    assert "skipped:" in result.output
+    assert "unknown category" in result.output
     result = CliRunner().invoke(main, ["tasks", "check", "no-such-task"])
     assert result.exit_code == 2
     assert "unknown task id(s): no-such-task" in result.output
@@ -205,12 +199,8 @@ def test_import_keeps_scripts_records_origin_and_skips_a_bad_folder(
     ids = sorted(p.name for p in (suite / "terminal").iterdir())
     assert ids == ["deb-and-wheel", "fix-greeting", "image-data-sum"]
     task = load_task(suite / "terminal" / "deb-and-wheel")
-    assert (
-        task.metadata["origin"]["format"] == "harbor"
-    )
-    assert (
-        task.metadata["origin"]["license"] == "Apache-2.0"
-    )
+    assert task.metadata["origin"]["format"] == "harbor"
+    assert task.metadata["origin"]["license"] == "Apache-2.0"
     assert task.metadata["build_timeout_s"] == 300.0
     assert (suite / "terminal" / "deb-and-wheel" / "verifier" / "tests" / "test.sh").read_bytes() == (
         DATASET / "deb-and-wheel" / "tests" / "test.sh"

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from agbench.config import PriceTable
 from agbench.live.agents.base import ChatBackend
 from agbench.live.judge.schema import JudgeParseError, parse_reply
-from agbench.live.providers.openai_compatible import ChatResult
+from agbench.live.providers.chat_result import ChatResult
 
 PARSE_ERROR = "judge_parse_error"
 TRANSPORT_ERROR = "judge_error"

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from agbench.live.judge.client import REQUEST_MARK
-from agbench.live.providers.openai_compatible import ChatResult
+from agbench.live.providers.chat_result import ChatResult
 
 MOCK_MODEL = "mock:judge"
 _MUST = re.compile(r"must include:\s*(.+)", re.I)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, Endpoint
-from agbench.live.providers.openai_compatible import ChatClient, ChatResult
+from agbench.live.providers.chat_result import ChatResult
+from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.trajectories.sizing import TokenCounter, fit_last_message, sized_text
 from agbench.load import LoadLevel, RequestSpec
 from agbench.records import ModelCall

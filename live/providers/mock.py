@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agbench.live.providers.chat_result import AttemptRecord, ChatResult
 from agbench.live.providers.errors import ErrorClass
-from agbench.live.providers.openai_compatible import AttemptRecord, ChatResult
 
 
 @dataclass

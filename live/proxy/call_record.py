@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agbench.attempt import AttemptKey
-from agbench.live.providers.openai_compatible import ChatResult
+from agbench.live.providers.chat_result import ChatResult
 from agbench.records import Exposure, ModelCall
 
 

@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agbench.attempt import ErrorClass
+from agbench.live.providers.chat_result import AttemptRecord, ChatResult
 from agbench.live.providers.errors import classify_http_error, error_text, parse_retry_after
 from agbench.live.providers.openai_compatible import (
-    AttemptRecord,
-    ChatResult,
     StreamAccumulator,
     finish_result,
 )

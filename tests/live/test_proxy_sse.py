@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from agbench.attempt import ErrorClass
-from agbench.live.providers.openai_compatible import ChatResult, StreamAccumulator, finish_result
+from agbench.live.providers.chat_result import ChatResult
+from agbench.live.providers.openai_compatible import StreamAccumulator, finish_result
 from agbench.live.proxy.sse import SseParser
 
 CONTEXT_ERROR = {"error": {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}}

@@ -69,3 +69,27 @@ def test_only_calls_that_found_a_free_slot_measure_the_overhead(tmp_path: Path) 
     run = run_load_sim("this-machine-smollm2", levels, tmp_path / "run")
     overlay = fit_load_profile(run, fit_levels=2)
     assert overlay["server"]["request_overhead_s"] < 0.01
+
+
+def test_requests_share_the_chat_templates_prefix_as_llama_server_cached_it() -> None:
+    """Every chat request starts with the template's header, which llama-server reuses from the
+    slot it picks: the fit measures it (median cached tokens) and the simulated requests share
+    it, while a request's own prefix group is kept."""
+    import pandas as pd
+
+    from agbench.calibration.load_fit import template_prefix_tokens, with_template_prefix
+    from agbench.load import RequestSpec
+
+    calls = pd.DataFrame({"cached_tokens": [0, 30, 30, 30, 99], "error_class": ["", "", "", "", "context_limit"]})
+    assert template_prefix_tokens(calls) == 30
+    level = _levels()[0]
+    own = RequestSpec(0.0, 100, 10, "agents", 60)
+    level = type(level)(level.name, level.kind, level.rate, (*level.requests[:2], own))
+    shared = with_template_prefix([level], 30)[0].requests
+    assert [(r.prefix_group, r.prefix_tokens) for r in shared] == [
+        ("chat-template", 30),
+        ("chat-template", 30),
+        ("agents", 60),
+    ]
+    assert [r.prompt_tokens for r in shared] == [r.prompt_tokens for r in level.requests]
+    assert with_template_prefix([level], 0) == [level]

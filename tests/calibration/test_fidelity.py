@@ -26,7 +26,8 @@ pytestmark = pytest.mark.skipif(
 
 def _fidelity() -> ModuleType:
     spec = importlib.util.spec_from_file_location("fidelity", ROOT / "bench" / "fidelity.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["fidelity"] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)

@@ -80,7 +80,9 @@ def test_requests_share_the_chat_templates_prefix_as_llama_server_cached_it() ->
     from agbench.calibration.load_fit import template_prefix_tokens, with_template_prefix
     from agbench.load import RequestSpec
 
-    calls = pd.DataFrame({"cached_tokens": [0, 30, 30, 30, 99], "error_class": ["", "", "", "", "context_limit"]})
+    calls = pd.DataFrame(
+        {"cached_tokens": [0, 30, 30, 30, 99], "error_class": ["", "", "", "", "context_limit"]}
+    )
     assert template_prefix_tokens(calls) == 30
     level = _levels()[0]
     own = RequestSpec(0.0, 100, 10, "agents", 60)

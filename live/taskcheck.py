@@ -83,6 +83,10 @@ def judge(case: Case, verdict: Verdict) -> CaseResult:
     return CaseResult(case.kind, case.name, ok, what)
 
 
+#: Paths removed by one ``rm`` in the sandbox when a case deletes files.
+DELETE_BATCH = 200
+
+
 def _clear(root: Path) -> None:
     for child in root.iterdir():
         if child.is_dir() and not child.is_symlink():
@@ -96,10 +100,14 @@ async def _apply(sandbox: Sandbox, case: Case, oracle_state: Path | None) -> Non
     if case.after_oracle and oracle_state is not None:
         _clear(sandbox.work_dir_host)
         await sandbox.copy_in(oracle_state, WORK_DIR)
-    for rel in case.delete:
-        res = await sandbox.exec(["rm", "-rf", "--", f"{WORK_DIR}/{rel}"], timeout_s=60, cwd="/")
+    # One exec per batch of paths, not per path: a case that deletes every input of a large
+    # task would otherwise start hundreds of sandbox processes in a row and hit its pids limit.
+    paths = [f"{WORK_DIR}/{rel}" for rel in case.delete]
+    for start in range(0, len(paths), DELETE_BATCH):
+        batch = paths[start : start + DELETE_BATCH]
+        res = await sandbox.exec(["rm", "-rf", "--", *batch], timeout_s=60, cwd="/")
         if res.exit_code != 0:
-            raise SandboxError(f"could not delete {rel}: {res.stderr_text.strip()}")
+            raise SandboxError(f"could not delete {len(batch)} paths: {res.stderr_text.strip()[:300]}")
     for rel, data in case.write.items():
         await sandbox.write_file(f"{WORK_DIR}/{rel}", data)
 

@@ -28,10 +28,10 @@ import tomli_w
 from agbench.calibration.harness_fit import request_overheads
 from agbench.calibration.machine_load import quiet_mask
 from agbench.calibration.server_fit import fit_server
+from agbench.calibration.validation import records_to_tables
 from agbench.errors import AgbenchError
 from agbench.load import LOAD_TASK_PREFIX, LoadLevel, levels_of_run
 from agbench.metrics.load import load_summary
-from agbench.records import TABLES
 from agbench.run_meta import RunMeta
 from agbench.sim.open_loop import simulate_load
 from agbench.sim.profiles import Profile
@@ -161,13 +161,6 @@ def calibrate_load(run_dir: Path, output: Path, fit_levels: int = 2) -> Path:
     return output
 
 
-def _records_to_tables(records: list[Any]) -> dict[str, pd.DataFrame]:
-    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
-    for record in records:
-        rows[record.TABLE].append(vars(record))
-    return {name: pd.DataFrame(r) for name, r in rows.items()}
-
-
 def _error_pct(live: float | None, sim: float | None) -> float | None:
     if live is None or sim is None or not live:
         return None
@@ -187,7 +180,7 @@ def validate_load(profile_path: Path, run_dir: Path, out_dir: Path, scenario: st
         profile, with_template_prefix(levels, prefix), device=meta.device, run_id=f"sim-{run_dir.name}"
     )
     sim_meta = {"source": "sim", "task_order": [level.task for level in levels], "options": meta.options}
-    sim = load_summary(_records_to_tables(records), sim_meta)
+    sim = load_summary(records_to_tables(records), sim_meta)
     by_level = {lv["level"]: lv for lv in sim["levels"]}
     metrics: dict[str, Any] = {}
     for name in LOAD_METRICS:

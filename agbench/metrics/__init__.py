@@ -46,6 +46,7 @@ from agbench.metrics.outcomes import (
 from agbench.metrics.repeats import repeat_spread, repeats_of
 from agbench.metrics.serving import endpoint_figures, sample_figures, serving_metrics
 from agbench.records import TABLES, columns
+from agbench.status import Status
 from agbench.store import RunStore
 
 # The columns summarize reads from each table: loading only these keeps a 10-million-row
@@ -284,7 +285,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         )
         configurations.append(entry)
 
-    interrupted = int((task_runs["status"].astype(str) == "interrupted").sum())
+    interrupted = int((task_runs["status"].astype(str) == Status.INTERRUPTED).sum())
     agent_kinds = sorted({str(k) for k in task_runs["agent_kind"].astype(str) if k})
     return {
         "source": str(meta.get("source", "live")),
@@ -297,7 +298,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         "configurations": configurations,
         "totals": {
             "tasks": len(counted),
-            "success": int((counted["status"] == "success").sum()),
+            "success": int((counted["status"] == Status.SUCCESS).sum()),
             "failures": {s: int((counted["status"] == s).sum()) for s in FAILURE_STATUSES},
             "interrupted_attempts": interrupted,
             "attempts": len(task_runs),

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from agbench.load import LOAD_TASK_PREFIX
+from agbench.status import Status
 
 PERCENTILES = (50, 90, 99)
 
@@ -76,7 +77,7 @@ def load_summary(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[
             continue
         level_runs = runs[runs["task"] == task] if len(runs) else runs
         # The last finished attempt of a level counts, as for tasks (interrupted ones never).
-        level_runs = level_runs[level_runs["status"] != "interrupted"] if len(level_runs) else level_runs
+        level_runs = level_runs[level_runs["status"] != Status.INTERRUPTED] if len(level_runs) else level_runs
         run = level_runs.sort_values("attempt").iloc[-1] if len(level_runs) else None
         level_calls = calls[calls["task"] == task] if len(calls) else calls
         if run is not None:

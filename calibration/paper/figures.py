@@ -12,6 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agbench.records import TaskRun
+from agbench.status import Status
+
+#: The failure statuses the paper reports, in the order its tables list them.
+FAILURES = (Status.CONTEXT_LIMIT, Status.TIMEOUT, Status.VERIFICATION_FAILED, Status.EXECUTION_ERROR)
 
 FigureKey = tuple[str, str, str, str]  # (metric, device scenario, arch, category or "")
 
@@ -62,14 +66,14 @@ def figures(runs: Runs) -> dict[FigureKey, float]:
     devices = sorted({d for d, _ in runs})
     for device in devices:
         archs = [a for d, a in runs if d == device]
-        solved = {a: {r.task for r in runs[(device, a)] if r.status == "success"} for a in archs}
+        solved = {a: {r.task for r in runs[(device, a)] if r.status == Status.SUCCESS} for a in archs}
         common = set.intersection(*solved.values()) if solved else set()
         for arch in archs:
             rows = runs[(device, arch)]
             n = len(rows)
             success = len(solved[arch])
             suite = max(r.t_end for r in rows) - min(r.t_start for r in rows) if rows else 0.0
-            walls = [r.wall_s for r in rows if r.task in common and r.status == "success"]
+            walls = [r.wall_s for r in rows if r.task in common and r.status == Status.SUCCESS]
             out[("success", device, arch, "")] = float(success)
             out[("suite_s", device, arch, "")] = suite
             out[("goodput_per_h", device, arch, "")] = success / (suite / 3600.0) if suite > 0 else 0.0
@@ -85,11 +89,11 @@ def figures(runs: Runs) -> dict[FigureKey, float]:
             out[("exposure", device, arch, "")] = (
                 sum(r.sensitive_exposed for r in rows) / total_items if total_items else 0.0
             )
-            for status in ("context_limit", "timeout", "verification_failed", "execution_error"):
-                out[(status, device, arch, "")] = float(sum(1 for r in rows if r.status == status))
+            for status in FAILURES:
+                out[(status.value, device, arch, "")] = float(sum(1 for r in rows if r.status == status))
             for category in sorted({r.category for r in rows}):
                 out[("category_success", device, arch, category)] = float(
-                    sum(1 for r in rows if r.category == category and r.status == "success")
+                    sum(1 for r in rows if r.category == category and r.status == Status.SUCCESS)
                 )
         if "CO" in archs:
             for arch in archs:
@@ -104,4 +108,4 @@ def figures(runs: Runs) -> dict[FigureKey, float]:
     return out
 
 
-__all__ = ["FigureKey", "RunRow", "Runs", "figures"]
+__all__ = ["FAILURES", "FigureKey", "RunRow", "Runs", "figures"]

@@ -17,13 +17,14 @@ from typing import Any
 import click
 import pandas as pd
 
+from agbench.calibration.paper.figures import FAILURES
 from agbench.calibration.paper.targets import ARCHS, DEVICES
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.sim import run_matrix
+from agbench.status import Status
 
 CONCURRENCY = (1, 2, 4, 8)
-FAILURES = ("context_limit", "timeout", "verification_failed", "execution_error")
 
 
 def row_of(scenario: str, entry: dict[str, Any]) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def row_of(scenario: str, entry: dict[str, Any]) -> dict[str, Any]:
         "arch": entry["architecture"],
         "C": int(entry["concurrency"]),
         "success": int(entry["success"]),
-        **{f: int(entry.get("failures", {}).get(f, 0)) for f in FAILURES},
+        **{f.value: int(entry.get("failures", {}).get(f, 0)) for f in FAILURES},
         "local_context_errors": int(entry.get("local_context_errors", 0)),
         "suite_h": entry["suite_wall_s"] / 3600.0,
         "goodput_per_h": entry["goodput_per_h"],
@@ -115,15 +116,15 @@ def statement(frame: pd.DataFrame) -> str:
             if rows.empty:
                 continue
             top = rows.iloc[-1]
-            failures = {f: int(top[f]) for f in FAILURES[:3]}
+            failures = {f: int(top[f.value]) for f in FAILURES[:3]}
             worst = max(failures, key=lambda f: failures[f])
             lines.append(
                 f"- **{arch}**: success {_series(frame, device, arch, 'success', 'd')} of 60; "
                 f"suite time {_series(frame, device, arch, 'suite_h', '.1f')} h; "
                 f"goodput {_series(frame, device, arch, 'goodput_per_h', '.1f')} tasks/h; "
                 f"mean completion on tasks all four solved {_series(frame, device, arch, 'completion_min', '.1f')} min; "
-                f"at C = {int(top['C'])} the failures are {failures['context_limit']} context-limit, "
-                f"{failures['timeout']} timeout, {failures['verification_failed']} verification "
+                f"at C = {int(top['C'])} the failures are {failures[Status.CONTEXT_LIMIT]} context-limit, "
+                f"{failures[Status.TIMEOUT]} timeout, {failures[Status.VERIFICATION_FAILED]} verification "
                 f"(mostly {worst.replace('_', '-')})"
                 + (
                     f", and the local server refused {int(top['local_context_errors'])} requests for "
@@ -157,7 +158,7 @@ def cli(out: Path | None, seed: int) -> None:
         "arch",
         "C",
         "success",
-        *FAILURES[:3],
+        *(f.value for f in FAILURES[:3]),
         "suite_h",
         "goodput_per_h",
         "completion_min",

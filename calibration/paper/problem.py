@@ -26,6 +26,7 @@ from agbench.sim import simulate
 from agbench.sim.profiles import Profile
 from agbench.sim.scenario import Scenario, load_scenario
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
+from agbench.status import Status
 
 
 @dataclass
@@ -69,7 +70,7 @@ def infra_failures(raw: dict[tuple[str, str], list[TaskRun]]) -> dict[str, dict[
     """Tasks that fail whatever their intrinsic outcome (simulated with everything solvable)."""
     out: dict[str, dict[str, set[str]]] = {}
     for (scenario, arch), runs in raw.items():
-        out.setdefault(scenario, {})[arch] = {r.task for r in runs if r.status != "success"}
+        out.setdefault(scenario, {})[arch] = {r.task for r in runs if r.status != Status.SUCCESS}
     return out
 
 
@@ -93,8 +94,8 @@ def relabel(
         rows = []
         for r in runs:
             status = r.status
-            if status == "success" and r.task not in easiest[(r.category, arch)]:
-                status = "verification_failed"
+            if status == Status.SUCCESS and r.task not in easiest[(r.category, arch)]:
+                status = Status.VERIFICATION_FAILED.value
             rows.append(RunRow.of(r, status))
         out[(scenario, arch)] = rows
     return out

@@ -17,15 +17,14 @@ from typing import Any
 
 import simpy
 
-from agbench.attempt import Endpoint, RunScope
+from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
-from agbench.records import ServerSample, TaskRun
+from agbench.records import TaskRun
 from agbench.sim.agents.task_agent import SimWorld, TaskAgent
 from agbench.sim.entities.cloud import CloudAPI
 from agbench.sim.entities.cpu import ProcessorSharingCPU
-from agbench.sim.entities.local_server import LocalServer
+from agbench.sim.entities.local_server import LocalServer, sample_recorder
 from agbench.sim.entities.per_token_server import PerTokenServer
-from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask, Workload
 
@@ -83,16 +82,15 @@ def cloud_standin_server(
         idle_cache_holds_kv=False,
         threads=cloud.standin_threads or profile.server.threads,
     )
-    return LocalServer(
+    return LocalServer.on_device(
         env,
-        settings,
-        resolve_rates(profile),
+        profile,
         concurrency,
-        cpu=None if profile.device.gpu else cpu,
+        cpu,
+        settings=settings,
         sample_hook=lambda s, **at: sample(s, STANDIN_SERVER, **at),
         sample_interval_s=sample_interval_s,
         cpu_consumer="inference-cloud-standin",
-        kv_bytes_per_token=profile.model.kv_bytes_per_token,
     )
 
 
@@ -127,24 +125,12 @@ def simulate(
     records: list[Any] = []
     server: LocalServer | None = None
 
-    def sample(
-        s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
-    ) -> None:
-        records.append(
-            ServerSample(**ids, server=name, t=env.now if t is None else t, **s.sample_figures(kv))
-        )
+    sample = sample_recorder(env, ids, records)
 
     if arch_name != Architecture.CO:
         server_class = PerTokenServer if per_step_events else LocalServer
-        server = server_class(
-            env,
-            profile.server,
-            resolve_rates(profile),
-            concurrency,
-            cpu=None if profile.device.gpu else cpu,
-            sample_hook=sample,
-            sample_interval_s=sample_interval_s,
-            kv_bytes_per_token=profile.model.kv_bytes_per_token,
+        server = server_class.on_device(
+            env, profile, concurrency, cpu, sample_hook=sample, sample_interval_s=sample_interval_s
         )
     standin = (
         cloud_standin_server(env, profile, concurrency, cpu, sample, sample_interval_s)

@@ -19,11 +19,10 @@ import simpy
 from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, Endpoint, RunScope
 from agbench.errors import AgbenchError
 from agbench.load import LoadLevel, RequestSpec, level_to_dict, load_configuration
-from agbench.records import ModelCall, ServerSample
+from agbench.records import ModelCall
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim.entities.cpu import ProcessorSharingCPU
-from agbench.sim.entities.local_server import LocalRequest, LocalServer
-from agbench.sim.predictors.fitted import resolve_rates
+from agbench.sim.entities.local_server import LocalRequest, LocalServer, sample_recorder
 from agbench.sim.profiles import Profile
 from agbench.sim.scenario import Scenario, load_scenario
 from agbench.status import Status
@@ -58,24 +57,12 @@ def simulate_load(
     cpu = ProcessorSharingCPU(env, profile.device.cores)
     records: list[Any] = []
 
-    def sample(
-        s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
-    ) -> None:
-        records.append(
-            ServerSample(**scope.ids(), server=name, t=env.now if t is None else t, **s.sample_figures(kv))
-        )
+    sample = sample_recorder(env, scope.ids(), records)
 
     # Open loop has no concurrency of its own: the server has the slots its settings give it.
     slots = profile.server.n_parallel if profile.server.n_parallel > 0 else 1
-    server = LocalServer(
-        env,
-        profile.server,
-        resolve_rates(profile),
-        slots,
-        cpu=None if profile.device.gpu else cpu,
-        sample_hook=sample,
-        sample_interval_s=sample_interval_s,
-        kv_bytes_per_token=profile.model.kv_bytes_per_token,
+    server = LocalServer.on_device(
+        env, profile, slots, cpu, sample_hook=sample, sample_interval_s=sample_interval_s
     )
     overhead = profile.server.request_overhead_s
 

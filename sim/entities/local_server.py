@@ -23,17 +23,33 @@ from typing import Any
 
 import simpy
 
+from agbench.attempt import Endpoint
 from agbench.errors import AgbenchError
+from agbench.records import ServerSample
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import CachedPrompt, PromptCache
-from agbench.sim.profiles import ServerProfile, ServerRates
+from agbench.sim.predictors.fitted import resolve_rates
+from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
 
 EPS = 1e-9
 
 
 SampleHook = Callable[..., None]  # (server, *, t=None, kv=None): a sample of the server now or at t
+
+
+def sample_recorder(env: simpy.Environment, ids: dict[str, Any], records: list[Any]) -> SampleHook:
+    """A sample hook that appends ``server_samples`` rows (identity ``ids``) to ``records``."""
+
+    def sample(
+        s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
+    ) -> None:
+        records.append(
+            ServerSample(**ids, server=name, t=env.now if t is None else t, **s.sample_figures(kv))
+        )
+
+    return sample
 
 
 class LocalServer:
@@ -108,6 +124,30 @@ class LocalServer:
         self.idle_purges = 0
         self.kv_peak = 0.0
         self.replans = 0
+
+    @classmethod
+    def on_device(
+        cls,
+        env: simpy.Environment,
+        profile: Profile,
+        concurrency: int,
+        cpu: ProcessorSharingCPU,
+        *,
+        settings: ServerProfile | None = None,
+        **hooks: Any,
+    ) -> LocalServer:
+        """The profile's server on its device: fitted (or roofline) rates, the model's KV bytes
+        per token (the prompt cache's RAM bound), and the CPU cores only where inference runs
+        on them. ``settings`` replaces the profile's server (the cloud stand-in)."""
+        return cls(
+            env,
+            settings or profile.server,
+            resolve_rates(profile),
+            concurrency,
+            cpu=None if profile.device.gpu else cpu,
+            kv_bytes_per_token=profile.model.kv_bytes_per_token,
+            **hooks,
+        )
 
     # ---- public ------------------------------------------------------------------------
     def submit(

@@ -15,6 +15,7 @@ from typing import Any
 
 import tomli_w
 
+from agbench.attempt import Endpoint
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
 from agbench.calibration.server_fit import fit_server
@@ -61,6 +62,12 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     # the decode step is fitted on calls measured while other processes left the machine alone
     quiet = quiet_mask(tables["model_calls"], tables["resource_samples"], cpus, threads)
     calls = tables["model_calls"].reset_index(drop=True).assign(quiet=quiet)
+    unified = {
+        level: bool(s.kv_unified) for level in traces.concurrency if (s := traces.server_settings(level))
+    }
+    calls["unified"] = calls["concurrency"].map(unified).fillna(False).astype(bool) & (
+        calls["endpoint"] == Endpoint.LOCAL
+    )
     rates, server_fits = fit_server(calls, meta.is_standin)
     server_fits["machine_load"] = {
         "quiet_calls": int(quiet.sum()),

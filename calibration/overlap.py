@@ -3,7 +3,9 @@
 llama.cpp batches every decoding slot into one step, so a request's per-token time depends on
 how many others decoded alongside it. The traces record each request's interval, not the
 batch, so the batch a request saw is reconstructed as the time-average count of overlapping
-decode intervals (itself included).
+decode intervals (itself included). With a unified KV pool every token attends over all the
+pool's cells in use, so the context a request's tokens saw is reconstructed the same way: the
+time-average of the other requests' contexts held while it ran (``others_held``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,23 @@ def mean_overlap(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         cand_s, cand_e = s[:upto], e[:upto]
         overlap = np.clip(np.minimum(cand_e, hi) - np.maximum(cand_s, lo), 0.0, None)
         out[i] = overlap.sum() / length  # includes its own full length -> >= 1
+    return out
+
+
+def others_held(
+    starts: np.ndarray, ends: np.ndarray, held: np.ndarray, q_starts: np.ndarray, q_ends: np.ndarray
+) -> np.ndarray:
+    """For each query interval i, the time-average of ``held`` summed over the *other*
+    intervals j (j != i) active during it: the KV cells other requests held meanwhile."""
+    n = len(q_starts)
+    out = np.zeros(n)
+    for i in range(n):
+        lo, hi = q_starts[i], q_ends[i]
+        if hi <= lo:
+            continue
+        overlap = np.clip(np.minimum(ends, hi) - np.maximum(starts, lo), 0.0, None)
+        overlap[i] = 0.0
+        out[i] = float((overlap * held).sum() / (hi - lo))
     return out
 
 

@@ -16,10 +16,11 @@ import pandas as pd
 
 from agbench.attempt import Endpoint, ErrorClass
 from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, linear_fit, robust_nonneg_fit, too_few
-from agbench.calibration.overlap import decode_intervals, mean_overlap
+from agbench.calibration.overlap import decode_intervals, mean_overlap, others_held
 
 QUIET_MIN_SAMPLES = 30  # fewer quiet calls than this: fit the decode step on all of them
 ALONE = 1.25  # a request that shared the server less than this on average counts as "alone"
+PROMPT_BATCH = 512  # llama-server's default n_batch: prompt tokens per batch
 
 
 def local_calls(model_calls: pd.DataFrame) -> pd.DataFrame:
@@ -51,6 +52,20 @@ def others_prefill_s(calls: pd.DataFrame) -> np.ndarray:
         overlap[i] = 0.0
         out[i] = overlap.sum()
     return out
+
+
+def pool_context(calls: pd.DataFrame, q_start: np.ndarray, q_end: np.ndarray) -> np.ndarray:
+    """Per call: the KV cells the other calls held during [q_start, q_end), on servers with a
+    unified pool (column ``unified``), whose prompt batches span all of them
+    (``llama_kv_cache::get_n_kv`` covers the pool's used cells; other sequences' are masked,
+    not skipped); 0 on per-slot pools, where a sequence sees only its own cells."""
+    if "unified" not in calls.columns or not calls["unified"].astype(bool).any():
+        return np.zeros(len(calls))
+    sent = calls["t_start"].to_numpy(float)
+    end = sent + calls["total_s"].to_numpy(float)
+    held = (calls["prompt_tokens"] + calls["completion_tokens"] / 2.0).to_numpy(float)
+    others = others_held(sent, end, held, q_start, q_end)
+    return np.where(calls["unified"].astype(bool).to_numpy(), others, 0.0)
 
 
 def decode_samples(calls: pd.DataFrame) -> pd.DataFrame:
@@ -114,7 +129,8 @@ def prefill_samples(calls: pd.DataFrame) -> pd.DataFrame:
     sent = calls["t_start"].to_numpy(float)
     first = sent + calls["ttft_s"].fillna(calls["total_s"]).to_numpy(float)
     share = mean_overlap(sent, np.maximum(first, sent))
-    frame = calls.assign(share=share)[ok]
+    p0, p1 = prefill_intervals(calls)
+    frame = calls.assign(share=share, pool_ctx=pool_context(calls, p0, p1))[ok]
     uncached = (frame["prompt_tokens"] - frame["cached_tokens"]).astype(float)
     return frame[(uncached >= 16) & (frame["prompt_ms"].fillna(0) > 0)]
 
@@ -131,12 +147,35 @@ def fit_prefill(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQuali
     n = (rows["prompt_tokens"] - rows["cached_tokens"]).to_numpy(float)
     per_token = rows["prompt_ms"].to_numpy(float) / 1000.0 / n
     ctx = rows["cached_tokens"].to_numpy(float) + n / 2.0
+    masked = rows["pool_ctx"].to_numpy(float)
+    own = masked <= 0  # the context rule from calls that shared no pool cells
+    if own.sum() < MIN_SAMPLES:
+        own = np.ones(len(rows), dtype=bool)
     design = np.column_stack([np.ones(len(ctx)), ctx])
-    (a, b), quality = robust_nonneg_fit(design, per_token, "server.prefill_s_per_token(ctx)")
+    (a, b), quality = robust_nonneg_fit(design[own], per_token[own], "server.prefill_s_per_token(ctx)")
     if a <= 0:
-        a = float(np.median(per_token))
-        b = 0.0
-    return {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a}, quality
+        a, b = float(np.median(per_token)), 0.0
+    fitted = {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a}
+    fitted.update(fit_masked(n, rows["prompt_ms"].to_numpy(float) / 1000.0 - n * (a + b * ctx), masked))
+    return fitted, quality
+
+
+def fit_masked(tokens: np.ndarray, extra_s: np.ndarray, masked: np.ndarray) -> dict[str, float]:
+    """``ServerRates.masked_s``: what a unified pool's other cells add to a prompt, per prompt
+    batch and per prompt token, per 1,000 masked cells, from the prompt time the context rule
+    leaves unexplained (nnls; needs calls that ran beside other sequences' cells).
+
+    Two terms because measurement says so (docs/design.md): beside three sequences holding
+    4,600 cells, a 100-token prompt took 373 ms longer than alone and a 400-token one 543 ms,
+    not four times as much."""
+    shared = masked > 0
+    if shared.sum() < MIN_SAMPLES:
+        return {}
+    k = masked[shared] / 1000.0
+    batches = np.ceil(tokens[shared] / PROMPT_BATCH)
+    design = np.column_stack([batches * k, tokens[shared] * k])
+    coef, _ = robust_nonneg_fit(design, extra_s[shared], "server.prefill_masked_s")
+    return {"prefill_masked_batch_s_per_k": float(coef[0]), "prefill_masked_token_s_per_k": float(coef[1])}
 
 
 def prefix_cache_stats(calls: pd.DataFrame) -> dict[str, Any]:

@@ -106,6 +106,11 @@ class ServerRates:
 
     prefill_tok_s: float = 200.0
     prefill_ctx_slowdown_per_k: float = 0.0
+    # Unified pool: a prompt batch's attention spans every cell the pool holds (llama.cpp's
+    # ``get_n_kv``), the other sequences' cells masked, not skipped. Seconds per 1,000 such
+    # masked cells, per prompt batch and per prompt token in it (measured: docs/design.md).
+    prefill_masked_batch_s_per_k: float = 0.0
+    prefill_masked_token_s_per_k: float = 0.0
     decode_step_s: float = 0.0135
     decode_step_per_seq_s: float = 0.0227
     decode_step_per_kv_token_s: float = 0.0
@@ -131,6 +136,14 @@ class ServerRates:
 
     def prefill_rate(self, ctx: float) -> float:
         return self.prefill_tok_s / (1.0 + self.prefill_ctx_slowdown_per_k * ctx / 1000.0)
+
+    def masked_s(self, masked: float, tokens: float) -> float:
+        """Extra seconds of a prompt batch of ``tokens`` tokens over ``masked`` other cells."""
+        if masked <= 0.0:
+            return 0.0
+        return (
+            masked / 1000.0 * (self.prefill_masked_batch_s_per_k + self.prefill_masked_token_s_per_k * tokens)
+        )
 
 
 @dataclass

@@ -42,8 +42,11 @@ class LocalRequest:
 
     @property
     def held(self) -> float:
-        """KV cells this request occupies now."""
-        return self.cached + self.prefilled + self.generated
+        """KV cells this request occupies now: its prompt so far and every generated token but
+        the newest, which reaches the cache only when the next one is computed from it (the
+        first comes from the prompt's last logits). llama-server releases a slot that
+        generated n tokens after a p-token prompt with ``n_tokens = p + n - 1``."""
+        return self.cached + self.prefilled + (self.generated - 1.0 if self.generated > 1.0 else 0.0)
 
     @property
     def completion_tokens(self) -> int:

@@ -28,7 +28,7 @@ from agbench.errors import AgbenchError
 from agbench.records import ServerSample
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_request import LocalRequest
-from agbench.sim.entities.prompt_cache import CachedPrompt, PromptCache
+from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
 from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
@@ -180,10 +180,9 @@ class LocalServer:
         self._replan()
 
     def kv_in_use(self) -> float:
-        # Same additions in the same order as ``sum(r.held ...)``: results stay bit-identical.
         used: float = 0
         for r in self.active:
-            used += r.cached + r.prefilled + r.generated
+            used += r.held
         if self._idle_holds_kv:
             used += self._idle_tokens
         return used
@@ -359,8 +358,15 @@ class LocalServer:
         )
         if base is not None:
             self.prompt_cache.save(base)
-        restored = self.prompt_cache.load(base, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
-        if restored is not None:
+        # the slot's own cells make way for the restored state; every other slot keeps its own
+        own = slot.tokens if self._idle_holds_kv else 0
+        room = self.pool_tokens - (self.kv_in_use() - own) if self._kv_unified else math.inf
+        restored = self.prompt_cache.load(
+            base, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens, room
+        )
+        if restored is RESTORE_FAILED:
+            self._clear_slot(slot)
+        elif restored is not None:
             self._idle_tokens += restored.tokens - slot.tokens
             slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens = (
                 restored.conv,
@@ -374,9 +380,34 @@ class LocalServer:
         slot.tokens = 0
         slot.conv = slot.sys_key = None
 
+    def _room_for_prompt(self, decoding: int, wanted: float) -> float:
+        """Cells a batch's prompt tokens may take: what the decoding sequences' next tokens
+        (drafts included) leave of the pool, after purging idle slots one by one while that is
+        less than ``wanted``."""
+        reserve = decoding * (1.0 + self.settings.spec_draft_max) if decoding else 0.0
+        room = self.pool_tokens - self.kv_in_use() - reserve
+        while room < wanted and self._purge_on_full:
+            victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
+            if victim is None:
+                break
+            self._clear_slot(victim)
+            self.idle_purges += 1
+            room = self.pool_tokens - self.kv_in_use() - reserve
+        return float(math.floor(room)) if room > 0 else 0.0
+
     def _purge_idle_until_room(self, full: float) -> bool:
         """Purge idle slots' caches, lowest id first, until the pool is below ``full``;
-        False when it is still full with no idle cache left (then requests must fail)."""
+        False when it is still full with no idle cache left (then requests must fail).
+
+        A decoding request within one token of its end finishes first: llama.cpp places the
+        step's tokens in halving sub-batches and answers each sub-batch's finished requests
+        before the next is placed, so a request whose last token is due in the step that fills
+        the pool completes, and its slot becomes the idle one purged to make room."""
+        for r in list(self.active):
+            if r.t_first is not None and r.out_target - r.generated <= 1.0 and self.kv_in_use() >= full:
+                self.generated_tokens_total += r.out_target - r.generated
+                r.generated = float(r.out_target)
+                self._finish(r)
         while self.kv_in_use() >= full:
             victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
             if victim is None:
@@ -410,7 +441,7 @@ class LocalServer:
         ctx_prefilling = 0.0
         used = 0.0
         for r in self.active:
-            held = r.cached + r.prefilled + r.generated
+            held = r.held
             used += held
             if r.t_first is None:
                 prefilling.append(r)
@@ -420,6 +451,8 @@ class LocalServer:
                 kv_decoding += held
         batch = len(decoding)
         n_prefilling = len(prefilling)
+        # unified pool: a prompt's attention also passes the other sequences' cells
+        span = (used + self._idle_tokens if self._idle_holds_kv else used) if self._kv_unified else 0.0
         step = rates.decode_step(batch, kv_decoding) if batch else 0.0
         prefill_each = 0.0
         next_dt = math.inf
@@ -427,7 +460,10 @@ class LocalServer:
             chunk = self._n_batch - batch
             if chunk < 1:
                 chunk = 1
-            step += chunk / rates.prefill_rate(ctx_prefilling / n_prefilling)
+            own = ctx_prefilling / n_prefilling
+            step += chunk / rates.prefill_rate(own)
+            if span:
+                step += rates.masked_s(span - own, chunk)
             prefill_each = self.speed * chunk / step / n_prefilling
             limit = next_dt * prefill_each
             for r in prefilling:
@@ -489,8 +525,14 @@ class LocalServer:
         self._batch_tokens = {}
         self._batch_left_s = 0.0
 
-    def _start_batch(self, decoding: int, kv_decoding: float) -> None:
-        """llama-server's next batch: decode tokens, then waiting prompts in slot order."""
+    def _start_batch(self, decoding: int, kv_decoding: float, span: float = 0.0) -> None:
+        """llama-server's next batch: decode tokens, then waiting prompts in slot order.
+
+        With a unified pool the batch's cells are placed when it starts (``update_slots``:
+        ``llama_decode`` on a full pool purges an idle slot, ``try_clear_idle_slots``, else
+        retries with half the batch): the prompt tokens it takes are cut to the room left after
+        the decoding sequences' tokens, so a batch never fails half-way, and a request that
+        finishes in it frees its slot for purging before the next batch is placed."""
         budget = float(self._n_batch - decoding)
         if budget < 1.0:
             budget = 1.0
@@ -498,6 +540,10 @@ class LocalServer:
             (r for r in self.active if r.t_first is None and r.prefill_left > EPS),
             key=lambda r: r.slot.index if r.slot is not None else 0,
         )
+        if waiting and self._kv_unified:
+            wanted = min(budget, sum(r.prefill_left for r in waiting))
+            budget = min(budget, self._room_for_prompt(decoding, wanted))
+            span = self.kv_in_use()  # purged cells no longer count
         tokens_in = 0.0
         ctx = 0.0
         for r in waiting:
@@ -513,7 +559,10 @@ class LocalServer:
             return
         rates = self.rates
         step = rates.decode_step(decoding, kv_decoding) if decoding else 0.0
-        step += tokens_in / rates.prefill_rate(ctx / tokens_in)
+        own = ctx / tokens_in
+        step += tokens_in / rates.prefill_rate(own)
+        if span:
+            step += rates.masked_s(span + tokens_in / 2.0 - own, tokens_in)
         self._batch_step_s = step
         self._batch_left_s = step
 
@@ -525,7 +574,7 @@ class LocalServer:
         kv_decoding = 0.0
         used = 0.0
         for r in self.active:
-            held = r.cached + r.prefilled + r.generated
+            held = r.held
             used += held
             r.rate_p = 0.0
             r.rate_d = 0.0
@@ -535,8 +584,9 @@ class LocalServer:
         batch = len(decoding)
         if self._idle_holds_kv:
             used += self._idle_tokens
+        span = used if self._kv_unified else 0.0
         if not self._batch_tokens:
-            self._start_batch(batch, kv_decoding)
+            self._start_batch(batch, kv_decoding, span)
         next_dt = math.inf
         growth = 0.0
         speed = self.speed
@@ -575,7 +625,9 @@ class LocalServer:
             elif r.rate_d and (r.out_target - r.generated) / r.rate_d <= tol:
                 self.generated_tokens_total += r.out_target - r.generated
                 r.generated = float(r.out_target)
-        if self._kv_unified and self.active:
+        # iterations: the pool is checked in _replan, after requests that finished in the
+        # batch have freed their slots (llama.cpp places the next batch only then)
+        if self._kv_unified and self.active and not self._iterations:
             used = self.kv_in_use()
             full = self.pool_tokens - 1e-6 * self.pool_tokens
             if used >= full and (not self._purge_on_full or not self._purge_idle_until_room(full)):

@@ -17,7 +17,12 @@ different conversations share only their system prompt):
   (always keeping one);
 * load: among cached states that would keep at least a quarter of their tokens
   (``f_keep >= 0.25``), take the one that beats the slot's own content on both kept fraction
-  and similarity to the new prompt; the restored state leaves the cache.
+  and similarity to the new prompt; the restored state leaves the cache. Restoring places all
+  of the state's cells at once (``llama_state_seq_set_data``), so on a pool without that much
+  room it fails: the state stays cached and the slot starts empty (``prompt_clear``), which
+  means a whole re-prefill. Measured here: 2 slots, a unified 1,024-cell pool, a 609-token
+  state and another slot idle with 439 cells: "failed to find 609 available cells", then all
+  630 prompt tokens processed.
 """
 
 from __future__ import annotations
@@ -50,6 +55,10 @@ def shared_prefix(a: CachedPrompt, conv: object, sys_key: object, sys_tokens: in
     return 0
 
 
+#: What ``PromptCache.load`` returns when the best state does not fit the pool's free cells.
+RESTORE_FAILED = CachedPrompt(None, None, 0, 0)
+
+
 class PromptCache:
     """The RAM tier: a list of saved states, oldest first, bounded in tokens."""
 
@@ -67,6 +76,7 @@ class PromptCache:
         self.saves = 0
         self.restores = 0
         self.evictions = 0
+        self.failed_restores = 0
 
     @property
     def states(self) -> list[CachedPrompt]:
@@ -123,9 +133,18 @@ class PromptCache:
             self.evictions += 1
 
     def load(
-        self, base: CachedPrompt | None, conv: object, sys_key: object, sys_tokens: int, tokens: int
+        self,
+        base: CachedPrompt | None,
+        conv: object,
+        sys_key: object,
+        sys_tokens: int,
+        tokens: int,
+        room: float = math.inf,
     ) -> CachedPrompt | None:
-        """The state to restore for a prompt into a slot holding ``base`` (None: keep ``base``)."""
+        """The state to restore for a prompt into a slot holding ``base`` (None: keep ``base``).
+
+        ``room``: the cells the pool can give the slot; a best state larger than that is not
+        restored and stays cached (the caller then clears the slot: ``RESTORE_FAILED``)."""
         lcp = shared_prefix(base, conv, sys_key, sys_tokens, tokens) if base is not None else 0
         f_keep_best = lcp / base.tokens if base is not None and base.tokens > 0 else -1.0
         sim_best = lcp / tokens if tokens > 0 else 0.0
@@ -140,8 +159,11 @@ class PromptCache:
                 f_keep_best, sim_best, best = f_keep, sim, i
         if best is None:
             return None
+        if self._states[best].tokens > room:
+            self.failed_restores += 1
+            return RESTORE_FAILED
         self.restores += 1
         return self._remove(best)
 
 
-__all__ = ["MIN_F_KEEP", "CachedPrompt", "PromptCache", "shared_prefix"]
+__all__ = ["MIN_F_KEEP", "RESTORE_FAILED", "CachedPrompt", "PromptCache", "shared_prefix"]

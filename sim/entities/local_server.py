@@ -587,6 +587,12 @@ class LocalServer:
         span = used if self._kv_unified else 0.0
         if not self._batch_tokens:
             self._start_batch(batch, kv_decoding, span)
+            if not self._batch_tokens and not batch and self.active and self._kv_unified:
+                # not one prompt token fits and nothing decodes that could free a cell:
+                # llama.cpp's one-token batch fails ("Context size has been exceeded")
+                self._fail_all_in_flight()
+                self._replan()
+                return
         next_dt = math.inf
         growth = 0.0
         speed = self.speed
@@ -597,7 +603,6 @@ class LocalServer:
             for r, tokens in self._batch_tokens.items():
                 if r in self.active and r.t_first is None:
                     r.rate_p = speed * tokens / step
-                    growth += r.rate_p
         else:
             step = rates.decode_step(batch, kv_decoding) if batch else 0.0
         if batch and step > 0:
@@ -610,7 +615,9 @@ class LocalServer:
                     next_dt = left / decode_each
                     limit = next_dt * decode_each
             growth += decode_each * batch
-        self._schedule_next(next_dt, used, growth)
+        # a running batch's cells, its decode tokens' included, were placed when it started
+        # (_start_batch): the pool cannot fill before it ends
+        self._schedule_next(next_dt, used, 0.0 if self._batch_tokens else growth)
 
     def _wake(self, generation: int) -> None:
         if generation != self._generation:

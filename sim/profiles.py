@@ -251,6 +251,11 @@ class ToolProfile:
     # that record no time of their own (synthesised trajectories); empty = use the step's.
     wall_s_by_tool: dict[str, float] = field(default_factory=dict)
     cpu_s_by_tool: dict[str, float] = field(default_factory=dict)
+    # Task categories whose tools are multi-threaded (builds, media conversion, numerical
+    # code): the share of the device's cores such a tool keeps busy while it computes. Its
+    # step's CPU seconds say how long it computes alone; concurrent tasks' tools then share
+    # the cores (processor sharing) and stretch each other. Unnamed categories: one core.
+    parallel_share_by_category: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

@@ -499,10 +499,21 @@ class TaskAgent:
             recorded_cpu = tp.cpu_s_by_tool.get(step.tool, 0.0)
         wall = recorded_wall * tp.wall_scale
         cpu_s = recorded_cpu * tp.wall_scale if recorded_cpu > 0 else wall * tp.default_cpu_fraction
+        share = tp.parallel_share_by_category.get(self.task.category, 0.0)
         if wall <= 0 and cpu_s <= 0:
             ev = self._sleep(st, 0.0)
         elif cpu_s <= 1e-6 * max(1.0, wall):  # no CPU to speak of: it only waits
             ev = self._sleep(st, wall)
+        elif share > 0:  # multi-threaded: computes for cpu_s on its share of the cores
+            computing = min(cpu_s, wall)
+            if wall > computing:
+                yield self._sleep(st, wall - computing)
+                if st.expired:
+                    return False
+            cores = max(1.0, share * w.cpu.cores)
+            cpu_s = computing * cores
+            ev = w.cpu.run(cpu_s, cores)
+            st.current = ("cpu", None, ev)
         else:
             demand = min(tp.max_cores_per_tool, cpu_s / wall) if wall > 0 else tp.max_cores_per_tool
             ev = w.cpu.run(cpu_s, demand)

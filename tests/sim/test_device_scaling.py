@@ -116,3 +116,40 @@ def test_tools_share_the_device_cores() -> None:
     done = [cpu.run(10.0, 1.0), cpu.run(10.0, 1.0)]
     env.run(simpy.AllOf(env, done))
     assert env.now == pytest.approx(20.0)
+
+
+def _tool_only_run(category: str, concurrency: int, parallel: dict[str, float]) -> list[float]:
+    """Wall seconds of the tool call of each of ``concurrency`` CO tasks whose only step is one
+    100 s tool computing 80 s (a cloud-led agent, so the device's cores do nothing else)."""
+    from agbench.sim.engine import simulate
+    from agbench.sim.profiles import DeviceProfile, Profile, ToolProfile
+    from agbench.sim.workloads.replay import replay_workload
+    from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
+
+    trajectories = [
+        Trajectory(
+            f"t{i}",
+            "CO",
+            "lead",
+            100,
+            [Turn("cloud", 100, 10, tools=[ToolStep("build", {}, 100.0, 80.0)]), Turn("cloud", 50, 10)],
+            category=category,
+            recorded_status="success",
+        )
+        for i in range(concurrency)
+    ]
+    profile = Profile(device=DeviceProfile(cores=8), tools=ToolProfile(parallel_share_by_category=parallel))
+    result = simulate(profile, "CO", concurrency, 0, replay_workload(TrajectorySet("t", trajectories)))
+    return [call.wall_s for call in result.table("tool_calls")]
+
+
+def test_multithreaded_tools_of_concurrent_tasks_stretch_each_other() -> None:
+    parallel = {"terminal": 1.0}
+    (alone,) = _tool_only_run("terminal", 1, parallel)
+    together = _tool_only_run("terminal", 4, parallel)
+    assert alone == pytest.approx(100.0)
+    # alone it keeps all 8 cores busy for 80 s; four at once get 2 cores each while they overlap
+    assert max(together) == pytest.approx(100.0 + 3 * 80.0, rel=0.05)
+    # single-threaded tools (an unnamed category) do not meet on 8 cores
+    single = _tool_only_run("local_files", 4, parallel)
+    assert max(single) == pytest.approx(100.0)

@@ -94,9 +94,15 @@ class Roofline:
         growth = self.device.batch_growth_per_token
         q_heads = self.model.q_heads or 4 * self.model.kv_heads
         attn_flops_per_ctx_token = 4 * self.model.layers * q_heads * self.model.head_dim
+        prefill_tok_s = self.flops() / (2 * params)
+        slowdown_per_k = attn_flops_per_ctx_token * 1000 / (2 * params)
         return ServerRates(
-            prefill_tok_s=self.flops() / (2 * params),
-            prefill_ctx_slowdown_per_k=attn_flops_per_ctx_token * 1000 / (2 * params),
+            prefill_tok_s=prefill_tok_s,
+            prefill_ctx_slowdown_per_k=slowdown_per_k,
+            # unified pool: a prompt's attention spans the other sequences' cells below its own
+            # as well, masked but computed (the GPU FA kernels skip only the fully masked tail
+            # of the KV range, llama.cpp PR #14924), at the same FLOPs per cell
+            prefill_masked_token_s_per_k=slowdown_per_k / prefill_tok_s,
             decode_step_s=t1 * (1.0 + self.server.spec_step_overhead),
             # an extra sequence: 1 + drafts more tokens in the verifying micro-batch
             decode_step_per_seq_s=t1 * growth * (1 + drafts),
@@ -133,7 +139,9 @@ class Roofline:
             f"-> {r.spec_tokens_per_step:.2f} tokens per step",
             f"prefill: {d.compute_tflops:g} TFLOPS x {d.compute_efficiency:g} efficiency / "
             f"(2 x params) = {r.prefill_tok_s:,.0f} tok/s, "
-            f"{r.prefill_ctx_slowdown_per_k:.3f} slower per 1k tokens of context (attention)",
+            f"{r.prefill_ctx_slowdown_per_k:.3f} slower per 1k tokens of context (attention); "
+            f"in a unified pool the other sequences' cells count too (masked, not skipped: "
+            f"llama.cpp PR #14924 skips only the KV range's masked tail)",
         ]
         if s.pool_tokens(concurrency) > cap:
             lines.append(

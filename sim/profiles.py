@@ -185,7 +185,8 @@ class ServerProfile:
     prefill_scheduling: str = "shared"
     # What a server sample reports as KV in use: "held" = cells filled so far (cached + prefilled
     # + generated); "slots" = what llama.cpp's /slots shows and the live sampler sums: each busy
-    # slot's whole prompt (from the moment it is admitted) plus the tokens it has generated.
+    # slot's prompt tokens placed so far (a batch's from its start, cached ones included) plus
+    # the tokens it has generated.
     kv_sampled_as: str = "held"
     # Time a request spends in the client, proxy and HTTP layer beyond the server's own
     # prompt + generation work (fitted: live total_s minus llama.cpp's timings); counted in

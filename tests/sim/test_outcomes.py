@@ -313,3 +313,24 @@ def test_this_machine_c4_is_slower_than_c1_for_lo() -> None:
         c1_walls.append(c1.suite_wall_s)
         c4_walls.append(c4.suite_wall_s)
     assert sum(c4_walls) > sum(c1_walls)
+
+
+def test_slots_reading_counts_the_prompt_a_batch_at_a_time() -> None:
+    # Measured on llama-server (256-token batches): a busy slot's n_prompt_tokens in /slots read
+    # 256, 512, 768, ... while a 2,000-token prompt was processed, not 2,000 from the start.
+    settings = ServerProfile(
+        n_ctx=8192, n_parallel=1, n_batch=256, prefill_scheduling="iterations", kv_sampled_as="slots"
+    )
+    env = simpy.Environment()
+    server = LocalServer(env, settings, RATES, 1)  # 1,000 prompt tokens/s: a batch takes 0.256 s
+    readings: list[float] = []
+
+    def watch() -> Generator[simpy.Event, Any, None]:
+        server.submit("a", None, 0, 2000, 5)
+        for _ in range(3):
+            yield env.timeout(0.2)
+            readings.append(server.kv_sampled())
+
+    env.process(watch())
+    env.run()
+    assert readings == [256.0, 512.0, 768.0]

@@ -400,14 +400,19 @@ class LocalServer:
         less than ``wanted``."""
         reserve = decoding * (1.0 + self.settings.spec_draft_max) if decoding else 0.0
         room = self.pool_tokens - self.kv_in_use() - reserve
-        while room < wanted and self._purge_on_full:
-            victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
-            if victim is None:
-                break
-            self._clear_slot(victim)
-            self.idle_purges += 1
+        while room < wanted and self._purge_on_full and self._purge_one_idle():
             room = self.pool_tokens - self.kv_in_use() - reserve
         return float(math.floor(room)) if room > 0 else 0.0
+
+    def _purge_one_idle(self) -> bool:
+        """``try_clear_idle_slots``: clear the lowest idle slot holding cells (not saved to the
+        prompt cache); False when no idle slot holds any."""
+        victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
+        if victim is None:
+            return False
+        self._clear_slot(victim)
+        self.idle_purges += 1
+        return True
 
     def _purge_idle_until_room(self, full: float) -> bool:
         """Purge idle slots' caches, lowest id first, until the pool is below ``full``;
@@ -423,11 +428,8 @@ class LocalServer:
                 r.generated = float(r.out_target)
                 self._finish(r)
         while self.kv_in_use() >= full:
-            victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
-            if victim is None:
+            if not self._purge_one_idle():
                 return False
-            self._clear_slot(victim)
-            self.idle_purges += 1
         return True
 
     def _speed_from(self, allocated: float) -> float:

@@ -3,8 +3,8 @@
 llama.cpp batches every decoding slot into one step, so a request's per-token time depends on
 how many others decoded alongside it. The traces record each request's interval, not the
 batch, so the batch a request saw is reconstructed as the time-average count of overlapping
-decode intervals (itself included). With a unified KV pool every token attends over all the
-pool's cells in use, so the context a request's tokens saw is reconstructed the same way: the
+decode intervals (itself included). With a unified KV pool a prompt batch spans every cell in
+use, so the other sequences' cells a request's prompt met are reconstructed the same way: the
 time-average of the other requests' contexts held while it ran (``others_held``).
 """
 

@@ -46,7 +46,7 @@ import click
 from agbench.calibration.paper.figures import RunRow, figures
 from agbench.calibration.paper.params import PARAMS, SEED, FitParam, build_params, start_values
 from agbench.calibration.paper.problem import key_of, load_devices, make_problem, simulate_c1
-from agbench.calibration.paper.search import fit_cache_hit, fit_exposure, fit_timing
+from agbench.calibration.paper.search import fit_cache_hit, fit_exposure, fit_redelegate, fit_timing
 from agbench.calibration.paper.success import (
     arch_success_target,
     category_success_targets,
@@ -73,8 +73,9 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print) 
         for a in ARCHS
     }
     params = build_params(best.values, problem.prior, problem.difficulty, success)
-    log("one-dimensional fits: cloud prompt-cache hit rate, exposure probabilities")
+    log("one-dimensional fits: cloud prompt-cache hit rate, HCL re-delegation, exposure probabilities")
     devices.cache_hit_p = fit_cache_hit(problem, params, log)
+    devices.redelegate_p = fit_redelegate(problem, params, log)
     devices.exposure_p = fit_exposure(problem, params, log)
     final = simulate_c1(devices, params, seed=seed)
     final_figures = figures({k: [RunRow.of(r) for r in runs] for k, runs in final.items()})
@@ -83,6 +84,7 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print) 
         best,
         devices.cache_hit_p,
         devices.exposure_p,
+        devices.redelegate_p,
         problem.wanted,
         time.perf_counter() - started,
         final_figures,

@@ -36,11 +36,14 @@ class Devices:
     scenarios: dict[str, Scenario]
     cache_hit_p: float | None = None
     exposure_p: dict[str, dict[str, float]] = field(default_factory=dict)
+    redelegate_p: float | None = None
 
     def profile(self, scenario: str) -> Profile:
         p = self.scenarios[scenario].profile
         if self.cache_hit_p is not None:
             p.cloud.cache_hit_p = self.cache_hit_p
+        if self.redelegate_p is not None:
+            p.behaviour.hcl_redelegate_p = self.redelegate_p
         if scenario in self.exposure_p:
             p.behaviour.exposure_p = dict(self.exposure_p[scenario])
         return p

@@ -152,6 +152,25 @@ def fit_cache_hit(problem: Problem, params: SyntheticParams, log: Callable[[str]
     return p
 
 
+def fit_redelegate(problem: Problem, params: SyntheticParams, log: Callable[[str], None]) -> float:
+    """HCL's 770 cloud calls at C = 1 (RTX 5090) fix how often the cloud lead re-delegates
+    after a failed delegation: every re-delegation is one more lead turn, and the tasks whose
+    sub-agent outgrew the context at C = 1 would otherwise loop (and call) far more."""
+    goal = next(t for t in TARGETS if t.metric == "cloud_calls" and t.arch == "HCL").value
+    workload = synthetic_workload(params, problem.seed)
+    profile = problem.devices.profile("paper-rtx5090")
+
+    def calls(p: float) -> float:
+        profile.behaviour.hcl_redelegate_p = p
+        return float(
+            sum(r.cloud_calls for r in simulate(profile, "HCL", 1, problem.seed, workload).task_runs())
+        )
+
+    p = bisect_monotone(calls, goal, 0.0, 0.99)
+    log(f"  behaviour hcl_redelegate_p = {p:.4f}")
+    return p
+
+
 def _exposure_ratio(
     profile: Profile, arch: str, others: dict[str, float], workload: Workload, seed: int
 ) -> Callable[[float], float]:
@@ -182,4 +201,12 @@ def fit_exposure(
     return out
 
 
-__all__ = ["BLOCKS", "bisect_monotone", "fit_block", "fit_cache_hit", "fit_exposure", "fit_timing"]
+__all__ = [
+    "BLOCKS",
+    "bisect_monotone",
+    "fit_block",
+    "fit_cache_hit",
+    "fit_exposure",
+    "fit_redelegate",
+    "fit_timing",
+]

@@ -104,11 +104,14 @@ def workload_text(params: SyntheticParams, result: Evaluation, wanted: dict[tupl
 
 
 def overlay_text(
-    scenario: str, cache_hit_p: float, exposure: dict[str, float], report: dict[str, Any]
+    scenario: str, cache_hit_p: float, exposure: dict[str, float], redelegate_p: float, report: dict[str, Any]
 ) -> str:
     data = {
         "cloud": {"cache_hit_p": round(cache_hit_p, 4)},
-        "behaviour": {"exposure_p": {a: round(p, 4) for a, p in exposure.items()}},
+        "behaviour": {
+            "hcl_redelegate_p": round(redelegate_p, 4),
+            "exposure_p": {a: round(p, 4) for a, p in exposure.items()},
+        },
         "fit": {"paper_c1": report},
     }
     header = (
@@ -116,6 +119,9 @@ def overlay_text(
         f"# {scenario}.toml. Assumption parameters fitted to the paper's C = 1 figures:\n"
         "# - cloud.cache_hit_p: the provider prompt cache hit rate that gives CO's 2.1 % uncached\n"
         "#   cloud input on the RTX 5090 (same value for both devices: one provider);\n"
+        "# - behaviour.hcl_redelegate_p: how often HCL's cloud lead delegates again after a\n"
+        "#   failed delegation, from HCL's 770 cloud calls on the RTX 5090 (same value for both\n"
+        "#   devices: the agents' behaviour);\n"
         "# - behaviour.exposure_p: per architecture, the chance a task's sensitive item reaches\n"
         "#   the cloud once the task talks to it, fitted to this device's published exposure\n"
         "#   ratios (CO 76 %; HLL 22 % RTX 5090 / 13 % Max+ 395; HCL 71 % / 67 %).\n"
@@ -146,6 +152,7 @@ class FitResult:
     evaluation: Evaluation
     cache_hit_p: float
     exposure_p: dict[str, dict[str, float]]
+    redelegate_p: float
     wanted: dict[tuple[str, str], int]
     seconds: float
     figures: dict[FigureKey, float] = field(default_factory=dict)  # the shipped C = 1 simulation
@@ -164,7 +171,11 @@ def write(result: FitResult, out_dir: Path) -> list[Path]:
             "objective": round(result.evaluation.loss, 4),
             "figures": fit_report(result.figures or result.evaluation.figures, scenario),
         }
-        path.write_text(overlay_text(scenario, result.cache_hit_p, result.exposure_p[scenario], report))
+        path.write_text(
+            overlay_text(
+                scenario, result.cache_hit_p, result.exposure_p[scenario], result.redelegate_p, report
+            )
+        )
         written.append(path)
     return written
 

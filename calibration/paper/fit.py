@@ -8,8 +8,8 @@ read them from):
   workload: the agents' behaviour does not depend on the device; the two devices differ only
   through the simulated hardware);
 * ``paper-fit-<device>.toml``: the few assumption parameters that are fitted per device (cloud
-  exposure probabilities) or once (the cloud prompt-cache hit rate), with the goodness of fit
-  in ``[fit.paper_c1]``.
+  exposure probabilities) or once (the cloud prompt-cache hit rate, how often HCL's lead
+  delegates again after a failed delegation), with the goodness of fit in ``[fit.paper_c1]``.
 
 Nothing is written on import or with ``--dry-run``. The stages, one module each:
 
@@ -28,7 +28,8 @@ Nothing is written on import or with ``--dry-run``. The stages, one module each:
    wait on the Max+ 395, HCL's cloud calls, HLL's cloud tokens vs CO's).
 4. **Searches** (``search.py``): Nelder-Mead by blocks (deterministic: no random restarts, a
    fixed simulator seed), then one-dimensional fits of the cloud prompt-cache hit rate (CO's
-   2.1 % uncached input) and of each device's exposure probabilities.
+   2.1 % uncached input), of HCL's re-delegation rate (HCL's 770 cloud calls) and of each
+   device's exposure probabilities.
 5. **Writing** (``write.py``): the annotated TOML files.
 
 Only C = 1 figures are fitted; the device's throughput at higher batch sizes comes from the

@@ -4,8 +4,8 @@
 whose cached tokens share the longest prefix with the prompt, if that prefix is more than
 ``slot_prompt_similarity`` of the prompt; otherwise the least recently used idle slot. Since
 every task of an architecture starts with the same system prompt, a new task's first turn
-often lands on a slot another agent is still using between turns and wipes its history:
-the mechanism behind "C=4 on 2 cores is slower than C=1" (DESIGN.md).
+can land on a slot another agent is still using between turns; its history then survives only
+in llama-server's RAM prompt cache (entities/prompt_cache.py).
 ``sticky`` is a what-if policy: a conversation keeps its slot; new ones take the LRU slot.
 """
 

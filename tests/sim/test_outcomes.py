@@ -119,6 +119,22 @@ def test_a_restore_that_does_not_fit_the_pool_fails_and_the_prompt_is_processed_
     assert (server.prompt_cache.failed_restores, server.prompt_cache.restores) == (1, 0)
 
 
+def test_a_request_due_to_end_in_the_step_that_fills_the_pool_frees_it() -> None:
+    # llama.cpp answers a sub-batch's finished requests before placing the next one, so a request
+    # whose last token is due when the pool fills completes, and its idle slot is purged
+    # (try_clear_idle_slots) instead of every request failing
+    settings = ServerProfile(
+        n_ctx=980,  # a ends on 500 + 11 cells while b holds about 470: full within a's last token
+        n_parallel=2,
+        kv_unified=True,
+        idle_cache_holds_kv=True,
+        purge_idle_on_full=True,
+        prefill_scheduling="iterations",
+    )
+    reqs = serve(settings, [(0.0, "a", 500, 12), (0.0, "b", 461, 30)])
+    assert [(r.conv, r.error_class, r.completion_tokens) for r in reqs] == [("a", "", 12), ("b", "", 30)]
+
+
 def test_other_sequences_cells_in_a_unified_pool_slow_a_prompt_down() -> None:
     # llama.cpp spans a unified pool's used cells in every prompt batch (the others masked)
     rates = ServerRates(

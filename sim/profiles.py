@@ -32,6 +32,7 @@ import tomli_w
 from agbench.config import PriceTable
 from agbench.errors import AgbenchError
 from agbench.schema import check
+from agbench.status import Status
 
 T = TypeVar("T")
 
@@ -270,7 +271,7 @@ class BehaviourProfile:
     hll_stop_on_context_error: bool = True
     hcl_redelegate_p: float = 0.9  # a failed delegation is tried again with this probability
     hcl_redelegate_max: int = 1000  # ... at most this often (the deadline usually ends it first)
-    hcl_failed_delegation_status: str = "verification_failed"  # when the cloud agent gives up
+    hcl_failed_delegation_status: str = Status.VERIFICATION_FAILED.value  # when the cloud agent gives up
     # HCL's local sub-agent keeps its history across delegations ("persistent", the paper's)
     # or starts fresh each time ("fresh"): agbench.hcl_sub_agent, the live option of that name.
     hcl_sub_agent: str = "persistent"

@@ -23,18 +23,16 @@ from typing import Any
 
 import simpy
 
-from agbench.attempt import Endpoint
+from agbench.attempt import Endpoint, ErrorClass
 from agbench.errors import AgbenchError
 from agbench.records import ServerSample
+from agbench.sim.entities.batch_loop import EPS, BatchLoop
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
 from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
-
-EPS = 1e-9
-
 
 SampleHook = Callable[..., None]  # (server, *, t=None, kv=None): a sample of the server now or at t
 
@@ -52,7 +50,7 @@ def sample_recorder(env: simpy.Environment, ids: dict[str, Any], records: list[A
     return sample
 
 
-class LocalServer:
+class LocalServer(BatchLoop):
     def __init__(
         self,
         env: simpy.Environment,
@@ -157,7 +155,7 @@ class LocalServer:
             conv, sys_key, sys_tokens, prompt_tokens, max_tokens, self.env.now, self.env.event()
         )
         if prompt_tokens >= self.slot_ctx:  # checked on arrival: HTTP 400 exceed_context_size_error
-            req.error_class, req.status_code, req.t_done = "context_limit", 400, self.env.now
+            req.error_class, req.status_code, req.t_done = ErrorClass.CONTEXT_LIMIT.value, 400, self.env.now
             self.context_errors += 1
             req.done.succeed(req)
             return req
@@ -344,7 +342,7 @@ class LocalServer:
 
     def _fail_all_in_flight(self) -> None:
         for r in list(self.active):
-            r.error_class, r.status_code = "context_limit", 500
+            r.error_class, r.status_code = ErrorClass.CONTEXT_LIMIT.value, 500
             self.context_errors += 1
             self._finish(r)
             if self._purge_on_full and r.slot is not None:  # llama.cpp clears their prompts
@@ -393,16 +391,6 @@ class LocalServer:
         self._idle_tokens -= slot.tokens
         slot.tokens = 0
         slot.conv = slot.sys_key = None
-
-    def _room_for_prompt(self, decoding: int, wanted: float) -> float:
-        """Cells a batch's prompt tokens may take: what the decoding sequences' next tokens
-        (drafts included) leave of the pool, after purging idle slots one by one while that is
-        less than ``wanted``."""
-        reserve = decoding * (1.0 + self.settings.spec_draft_max) if decoding else 0.0
-        room = self.pool_tokens - self.kv_in_use() - reserve
-        while room < wanted and self._purge_on_full and self._purge_one_idle():
-            room = self.pool_tokens - self.kv_in_use() - reserve
-        return float(math.floor(room)) if room > 0 else 0.0
 
     def _purge_one_idle(self) -> bool:
         """``try_clear_idle_slots``: clear the lowest idle slot holding cells (not saved to the
@@ -526,114 +514,6 @@ class LocalServer:
         ):
             self._last_sample = now
             self.sample_hook(self)
-
-    def _end_batch_if_done(self) -> None:
-        """The running batch ("iterations") is over: its prompt tokens are processed exactly."""
-        if not self._batch_tokens or self._batch_left_s > EPS * max(1.0, self._batch_step_s):
-            return
-        for r, tokens in self._batch_tokens.items():
-            if r in self.active and r.t_first is None:
-                target_left = r.batch_left_at_start - tokens
-                moved = r.prefill_left - target_left
-                r.prefill_left = target_left if target_left > EPS else 0.0
-                r.prefilled += moved
-                self.prompt_tokens_total += moved
-        self._batch_tokens = {}
-        self._batch_left_s = 0.0
-
-    def _start_batch(self, decoding: int, kv_decoding: float, span: float = 0.0) -> None:
-        """llama-server's next batch: decode tokens, then waiting prompts in slot order.
-
-        With a unified pool the batch's cells are placed when it starts (``update_slots``:
-        ``llama_decode`` on a full pool purges an idle slot, ``try_clear_idle_slots``, else
-        retries with half the batch): the prompt tokens it takes are cut to the room left after
-        the decoding sequences' tokens, so a batch never fails half-way, and a request that
-        finishes in it frees its slot for purging before the next batch is placed."""
-        budget = float(self._n_batch - decoding)
-        if budget < 1.0:
-            budget = 1.0
-        waiting = sorted(
-            (r for r in self.active if r.t_first is None and r.prefill_left > EPS),
-            key=lambda r: r.slot.index if r.slot is not None else 0,
-        )
-        if waiting and self._kv_unified:
-            wanted = min(budget, sum(r.prefill_left for r in waiting))
-            budget = min(budget, self._room_for_prompt(decoding, wanted))
-            span = self.kv_in_use()  # purged cells no longer count
-        tokens_in = 0.0
-        ctx = 0.0
-        for r in waiting:
-            if budget <= 0:
-                break
-            take = min(r.prefill_left, budget)
-            budget -= take
-            r.batch_left_at_start = r.prefill_left
-            self._batch_tokens[r] = take
-            tokens_in += take
-            ctx += (r.cached + r.prefilled + take / 2.0) * take
-        if not self._batch_tokens:
-            return
-        rates = self.rates
-        step = rates.decode_step(decoding, kv_decoding) if decoding else 0.0
-        own = ctx / tokens_in
-        step += tokens_in / rates.prefill_rate(own)
-        if span:
-            step += rates.masked_s(span + tokens_in / 2.0 - own, tokens_in)
-        self._batch_step_s = step
-        self._batch_left_s = step
-
-    def _plan_iterations(self) -> None:
-        """``_plan_rates`` for prefill_scheduling = "iterations" (see ServerProfile)."""
-        self._end_batch_if_done()
-        rates = self.rates
-        decoding: list[LocalRequest] = []
-        kv_decoding = 0.0
-        used = 0.0
-        for r in self.active:
-            held = r.held
-            used += held
-            r.rate_p = 0.0
-            r.rate_d = 0.0
-            if r.t_first is not None:
-                decoding.append(r)
-                kv_decoding += held
-        batch = len(decoding)
-        if self._idle_holds_kv:
-            used += self._idle_tokens
-        span = used if self._kv_unified else 0.0
-        if not self._batch_tokens:
-            self._start_batch(batch, kv_decoding, span)
-            if not self._batch_tokens and not batch and self.active and self._kv_unified:
-                # not one prompt token fits and nothing decodes that could free a cell:
-                # llama.cpp's one-token batch fails ("Context size has been exceeded")
-                self._fail_all_in_flight()
-                self._replan()
-                return
-        next_dt = math.inf
-        growth = 0.0
-        speed = self.speed
-        if self._batch_tokens:
-            step = self._batch_step_s
-            if speed > 0:
-                next_dt = max(0.0, self._batch_left_s) / speed
-            for r, tokens in self._batch_tokens.items():
-                if r in self.active and r.t_first is None:
-                    r.rate_p = speed * tokens / step
-        else:
-            step = rates.decode_step(batch, kv_decoding) if batch else 0.0
-        if batch and step > 0:
-            decode_each = speed * rates.spec_tokens_per_step / step
-            limit = next_dt * decode_each
-            for r in decoding:
-                r.rate_d = decode_each
-                left = r.out_target - r.generated
-                if left < limit:
-                    next_dt = left / decode_each
-                    limit = next_dt * decode_each
-            growth += decode_each * batch
-        # a running batch's cells, its decode tokens' included, were placed when it started
-        # (_start_batch): the pool cannot fill before it ends
-        self._schedule_next(next_dt, used, 0.0 if self._batch_tokens else growth)
 
     def _wake(self, generation: int) -> None:
         if generation != self._generation:

@@ -35,20 +35,33 @@ def mean_overlap(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return out
 
 
+def others_overlap(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    q_starts: np.ndarray,
+    q_ends: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """For each query interval i, the seconds the *other* intervals j (j != i) overlap it,
+    each weighted by ``weights[j]`` (1 when None)."""
+    n = len(q_starts)
+    out = np.zeros(n)
+    for i in range(n):
+        overlap = np.clip(np.minimum(ends, q_ends[i]) - np.maximum(starts, q_starts[i]), 0.0, None)
+        overlap[i] = 0.0
+        out[i] = (overlap * weights).sum() if weights is not None else overlap.sum()
+    return out
+
+
 def others_held(
     starts: np.ndarray, ends: np.ndarray, held: np.ndarray, q_starts: np.ndarray, q_ends: np.ndarray
 ) -> np.ndarray:
     """For each query interval i, the time-average of ``held`` summed over the *other*
     intervals j (j != i) active during it: the KV cells other requests held meanwhile."""
-    n = len(q_starts)
-    out = np.zeros(n)
-    for i in range(n):
-        lo, hi = q_starts[i], q_ends[i]
-        if hi <= lo:
-            continue
-        overlap = np.clip(np.minimum(ends, hi) - np.maximum(starts, lo), 0.0, None)
-        overlap[i] = 0.0
-        out[i] = float((overlap * held).sum() / (hi - lo))
+    length = q_ends - q_starts
+    weighted = others_overlap(starts, ends, q_starts, q_ends, held)
+    out = np.zeros(len(length))
+    np.divide(weighted, length, out=out, where=length > 0)
     return out
 
 

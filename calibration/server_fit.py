@@ -16,7 +16,7 @@ import pandas as pd
 
 from agbench.attempt import Endpoint, ErrorClass
 from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, linear_fit, robust_nonneg_fit, too_few
-from agbench.calibration.overlap import decode_intervals, mean_overlap, others_held
+from agbench.calibration.overlap import decode_intervals, mean_overlap, others_held, others_overlap
 
 QUIET_MIN_SAMPLES = 30  # fewer quiet calls than this: fit the decode step on all of them
 ALONE = 1.25  # a request that shared the server less than this on average counts as "alone"
@@ -46,12 +46,7 @@ def others_prefill_s(calls: pd.DataFrame) -> np.ndarray:
     """
     d0, d1 = decode_intervals(calls)
     p0, p1 = prefill_intervals(calls)
-    out = np.zeros(len(calls))
-    for i in range(len(calls)):
-        overlap = np.clip(np.minimum(p1, d1[i]) - np.maximum(p0, d0[i]), 0.0, None)
-        overlap[i] = 0.0
-        out[i] = overlap.sum()
-    return out
+    return others_overlap(p0, p1, d0, d1)
 
 
 def pool_context(calls: pd.DataFrame, q_start: np.ndarray, q_end: np.ndarray) -> np.ndarray:

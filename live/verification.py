@@ -26,8 +26,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import agbench.task
 from agbench.errors import AgbenchError
+from agbench.resources import grading_module
 from agbench.live.sandbox import Sandbox
 from agbench.live.sandbox.base import SOLUTION_DIR, VERIFIER_DIR, WORK_DIR, GradingMounts, copy_tree
 from agbench.status import Status
@@ -36,9 +36,7 @@ from agbench.task import Task
 VERIFIER_TIMEOUT_S = 600.0
 SUCCESS_REWARD = 1.0
 ANSWER_FILE = "answer.txt"
-GRADING_MODULE = (
-    Path(agbench.task.__file__).resolve().parent.parent / "tasks" / "_grading" / "agbench_grading.py"
-)
+GRADING_MODULE = grading_module()
 # ``python3 -I`` leaves the script's folder off sys.path; /verifier (read-only, ours) goes back
 # on so ``from agbench_grading import ...`` works. The cwd (/work) is never on it.
 

@@ -32,6 +32,7 @@ from typing import Any
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.schema import check
+from agbench.resources import shipped_dir
 from agbench.shipped import find_toml, shipped_names
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml
@@ -39,7 +40,7 @@ from agbench.sim.workloads.base import Workload
 from agbench.sim.workloads.replay import replay_workload
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
 
-SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+SCENARIO_DIR = shipped_dir("scenarios")
 PROFILE_TABLES = ("device", "model", "server", "cloud", "tools", "behaviour", "fit")
 
 

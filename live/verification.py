@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agbench.errors import AgbenchError
-from agbench.resources import grading_module
 from agbench.live.sandbox import Sandbox
 from agbench.live.sandbox.base import SOLUTION_DIR, VERIFIER_DIR, WORK_DIR, GradingMounts, copy_tree
+from agbench.resources import grading_module
 from agbench.status import Status
 from agbench.task import Task
 

@@ -31,8 +31,8 @@ from typing import Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.schema import check
 from agbench.resources import shipped_dir
+from agbench.schema import check
 from agbench.shipped import find_toml, shipped_names
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml

@@ -34,7 +34,10 @@ def _found(module: str) -> bool:
 
 def doctor_lines() -> list[str]:
     """The report ``agbench doctor`` prints, one fact a line."""
-    lines = [f"agbench {_agbench_version()} (Python {sys.version.split()[0]}, {sys.executable})", "shipped data:"]
+    lines = [
+        f"agbench {_agbench_version()} (Python {sys.version.split()[0]}, {sys.executable})",
+        "shipped data:",
+    ]
     for entry in SHIPPED.values():
         try:
             where = str(shipped_dir(entry.name))

@@ -98,7 +98,7 @@ def main() -> None:
                 fresh[backend] = med
     finally:
         if "docker" in backends:
-            from agbench.live.sandbox.docker import stop_shared_daemon
+            from agbench.live.sandbox.dockerd import stop_shared_daemon
 
             stop_shared_daemon()
     if "bwrap" in fresh:

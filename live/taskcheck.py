@@ -206,7 +206,7 @@ def check_tasks(tasks: list[Task], backend: str, *, progress: bool = True) -> li
         return asyncio.run(check_tasks_async(tasks, backend, progress=progress))
     finally:
         if backend == "docker":
-            from agbench.live.sandbox.docker import stop_shared_daemon
+            from agbench.live.sandbox.dockerd import stop_shared_daemon
 
             stop_shared_daemon()
 

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from agbench.cli.app import F, main, one_line_errors
+from agbench.cli.build_network import build_network_option
 from agbench.config import parse_architectures, parse_concurrency
 from agbench.errors import AgbenchError
 
@@ -275,6 +276,7 @@ def _sweep(
     help="Tasks in flight at once.",
 )
 @_run_options
+@build_network_option
 @one_line_errors
 def run(arch: str, concurrency: int, **kwargs: Any) -> None:
     """Run the suite under one configuration."""
@@ -292,6 +294,7 @@ def run(arch: str, concurrency: int, **kwargs: Any) -> None:
     help="Devices a,b: each one's configurations run on the Ray node with resource device:<name>.",
 )
 @_run_options
+@build_network_option
 @one_line_errors
 def sweep(
     archs: str,

@@ -4,7 +4,7 @@ per-task images on both backends, and strict-status rows in a run's report.
 The Harbor dataset under ``harbor_dataset/`` is written for these tests in Terminal-Bench 2's
 format: each task has its own ``environment/Dockerfile`` built ``FROM`` the local base image
 (one installs a Debian package from a .deb and a PyPI package from a wheel, both in the build
-context: builds have no network), ``tests/test.sh`` writing ``/logs/verifier/reward.txt`` and
+context, so it builds offline too), ``tests/test.sh`` writing ``/logs/verifier/reward.txt`` and
 ``solution/solve.sh``.
 """
 
@@ -257,7 +257,8 @@ def harbor_like(tmp_path: Path, dockerfile: str) -> Path:
 @pytest.mark.parametrize(
     ("dockerfile", "expected"),
     [
-        ("FROM agbench/base\nRUN apt-get update && apt-get install -y cowsay\n", "image build failed"),
+        # Offline (--build-network none), a Dockerfile that fetches says it needs the network.
+        ("FROM agbench/base\nRUN apt-get update && apt-get install -y cowsay\n", "needs the network"),
         (
             "FROM registry.invalid/agbench-test/absent:1\n",
             "'registry.invalid/agbench-test/absent:1' is not present",
@@ -265,17 +266,19 @@ def harbor_like(tmp_path: Path, dockerfile: str) -> Path:
     ],
 )
 def test_a_task_image_that_cannot_build_is_failed_setup(
-    tmp_path: Path, dockerfile: str, expected: str
+    tmp_path: Path, dockerfile: str, expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from agbench.live.sandbox import create_sandbox
+    from agbench.live.sandbox.build_network import BUILD_NETWORK_ENV
     from agbench.live.sandbox.task_image import TaskImageError, build_log_path, task_image_tag
 
+    monkeypatch.setenv(BUILD_NETWORK_ENV, "none")
     task = load_task(harbor_like(tmp_path, dockerfile))
     sandbox = create_sandbox("docker", task, tmp_path / "attempt")
     with pytest.raises(TaskImageError) as err:
         asyncio.run(sandbox.start())
     assert expected in str(err.value)
-    if "build failed" in expected:
+    if "network" in expected:
         assert "apt-get" in build_log_path(task_image_tag(task)).read_text()
         assert "(log " in str(err.value)
 

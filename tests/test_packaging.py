@@ -61,7 +61,9 @@ def test_every_shipped_folder_exists_and_is_packaged() -> None:
 
 def test_missing_optional_module_names_its_extra() -> None:
     exc = ModuleNotFoundError("No module named 'docker'", name="docker.errors")
-    assert missing_extra_message(exc) == "this needs the optional module 'docker': pip install 'agbench[live]'"
+    assert (
+        missing_extra_message(exc) == "this needs the optional module 'docker': pip install 'agbench[live]'"
+    )
     assert missing_extra_message(ModuleNotFoundError("x", name="not_an_extra")) is None
 
 
@@ -113,14 +115,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InstalledAgb
     cwd.mkdir()
     target = InstalledAgbench(uv, venv, cwd)
     target.pip_install_locked([], str(wheel))
-    yield target
+    return target
 
 
 @pytest.mark.slow
 def test_base_install_simulates_and_reports(installed: InstalledAgbench) -> None:
     doctor = installed.agbench("doctor")
     assert doctor.returncode == 0, doctor.stderr
-    assert str(installed.venv) in doctor.stdout and "MISSING" not in doctor.stdout
+    assert str(installed.venv) in doctor.stdout
+    assert "MISSING" not in doctor.stdout
 
     out = installed.cwd / "X"
     sim = installed.agbench(
@@ -129,7 +132,8 @@ def test_base_install_simulates_and_reports(installed: InstalledAgbench) -> None
     assert sim.returncode == 0, sim.stderr
     report = installed.agbench("report", str(out))
     assert report.returncode == 0, report.stderr
-    assert (out / "summary.json").is_file() and (out / "summary.html").is_file()
+    assert (out / "summary.json").is_file()
+    assert (out / "summary.html").is_file()
 
     # A live command on the base install stops with one line naming the extra.
     live = installed.agbench("run", "--provider", "mock", "--limit", "1", "--out", str(installed.cwd / "no"))
@@ -153,6 +157,9 @@ def test_live_extra_runs_tasks_in_bwrap(installed: InstalledAgbench) -> None:
     assert check.returncode == 0, check.stdout + check.stderr
 
     out = installed.cwd / "Y"
-    run = installed.agbench("run", "--provider", "mock", "--limit", "2", "--backend", "bwrap", "--out", str(out))
+    run = installed.agbench(
+        "run", "--provider", "mock", "--limit", "2", "--backend", "bwrap", "--out", str(out)
+    )
     assert run.returncode == 0, run.stderr
-    assert (out / "summary.json").is_file() and (out / "traces").is_dir()
+    assert (out / "summary.json").is_file()
+    assert (out / "traces").is_dir()

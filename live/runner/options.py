@@ -19,8 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 from agbench.config import AgentKind, Architecture, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import recorded_sub_agent, sub_agent_memory
 from agbench.live.agents.base import Agent
-from agbench.task import Task, load_suite, select_tasks
+from agbench.live.agents.model_agent import COMPACTION_POLICIES, ModelAgent
+from agbench.live.agents.null import NullAgent
+from agbench.live.agents.oracle import OracleAgent
+from agbench.live.judge import judge_settings
+from agbench.live.parsers import normalise_parser_name
+from agbench.live.replay import ReplayAgent
+from agbench.live.runner.request_settings import validate_request_settings
+from agbench.live.tools import TOOL_NAMES
+from agbench.suites.registry import plan_suites
+from agbench.task import Task, load_suite, select_tasks, suite_root
+from agbench.trajectory import TrajectorySet
 
 if TYPE_CHECKING:
     from agbench.live.judge import JudgeSettings
@@ -137,8 +148,6 @@ class SweepOptions:
         kwargs["archs"] = [Architecture(a) for a in kwargs.get("archs", ["LO"])]
         kwargs["concurrency"] = [int(c) for c in kwargs.get("concurrency", [1])]
         if "hcl_sub_agent" not in data:  # a run.json written before the option: fresh sub-agents
-            from agbench.hcl_sub_agent import recorded_sub_agent
-
             kwargs["hcl_sub_agent"] = recorded_sub_agent(data).value
         for key in ("trajectories", "out", "resume", "runs_root", "tasks_root", "price_table"):
             if kwargs.get(key) is not None:
@@ -168,9 +177,6 @@ def select_run_tasks(options: SweepOptions) -> list[Task]:
     if options.suites or options.profile:
         # Suites (agbench.suites): a suite that may not run contributes rows with its strict
         # status (manifest, assets, required tools) while the other suites run.
-        from agbench.live.tools import TOOL_NAMES
-        from agbench.suites.registry import plan_suites
-        from agbench.task import suite_root
 
         planned = plan_suites(
             options.tasks_root or suite_root(), list(options.suites), options.profile, TOOL_NAMES
@@ -194,19 +200,11 @@ def select_run_tasks(options: SweepOptions) -> list[Task]:
 def make_agent(options: SweepOptions) -> Agent:
     kind = options.agent_kind
     if kind is AgentKind.MODEL:
-        from agbench.live.agents.model_agent import ModelAgent
-
         return ModelAgent(options.compaction, options.hcl_sub_agent)
     if kind is AgentKind.ORACLE:
-        from agbench.live.agents.oracle import OracleAgent
-
         return OracleAgent()
     if kind is AgentKind.NULL:
-        from agbench.live.agents.null import NullAgent
-
         return NullAgent()
-    from agbench.live.replay import ReplayAgent
-    from agbench.trajectory import TrajectorySet
 
     if options.trajectories is None:
         raise AgbenchError("--agent replay needs --trajectories FILE")
@@ -239,11 +237,8 @@ def _check_choices(options: SweepOptions) -> None:
         options.keep_workspaces in KEEP_WORKSPACES,
         f"--keep-workspaces must be one of {', '.join(KEEP_WORKSPACES)}, not {options.keep_workspaces!r}",
     )
-    from agbench.live.agents.model_agent import COMPACTION_POLICIES
 
     _require(options.compaction in COMPACTION_POLICIES, f"unknown compaction policy {options.compaction!r}")
-    from agbench.hcl_sub_agent import sub_agent_memory
-    from agbench.live.parsers import normalise_parser_name
 
     sub_agent_memory(options.hcl_sub_agent)  # AgbenchError naming the choices
     normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser
@@ -274,7 +269,6 @@ def _check_limits(options: SweepOptions) -> None:
 
 def validate_options(options: SweepOptions) -> None:
     """One-line errors for options that cannot work, before anything starts."""
-    from agbench.live.runner.request_settings import validate_request_settings
 
     _check_choices(options)
     _check_limits(options)
@@ -287,7 +281,6 @@ def validate_options(options: SweepOptions) -> None:
 
 def judge_settings_of(options: SweepOptions) -> JudgeSettings:
     """The run's judge from ``--judge-provider/--judge-url/--judge-model/--exposure-judge``."""
-    from agbench.live.judge import judge_settings
 
     return judge_settings(
         options.judge_provider,

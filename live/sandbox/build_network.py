@@ -39,7 +39,7 @@ def build_network() -> BuildNetwork:
         raise SandboxError(
             f"{BUILD_NETWORK_ENV}={value!r}: the build network is one of {', '.join(BUILD_NETWORKS)}"
         )
-    return value  # type: ignore[return-value]  # checked against BUILD_NETWORKS just above
+    return value
 
 
 def set_build_network(value: BuildNetwork) -> None:

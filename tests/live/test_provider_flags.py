@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from agbench.attempt import Endpoint
 from agbench.cli import main
+from agbench.live.mock.provider import MockProvider, seeded_unit, tool_output_answer
 from agbench.live.providers import ChatClient
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
-from agbench.live.providers.mock_provider import MockProvider, seeded_unit, tool_output_answer
 from agbench.live.runner.options import SweepOptions
 from agbench.live.runner.price_table import load_price_table
 from agbench.live.runner.request_settings import shaped

@@ -163,3 +163,21 @@ def test_live_extra_runs_tasks_in_bwrap(installed: InstalledAgbench) -> None:
     assert run.returncode == 0, run.stderr
     assert (out / "summary.json").is_file()
     assert (out / "traces").is_dir()
+
+
+def test_doctor_reports_data_cache_and_optional_parts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from agbench.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("AGBENCH_CACHE", raising=False)
+    monkeypatch.delenv("AGBENCH_ASSETS", raising=False)
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert f"cache:         {tmp_path / 'xdg' / 'agbench'}" in result.output
+    assert f"asset cache:   {tmp_path / 'xdg' / 'agbench' / 'assets'}" in result.output
+    assert str(shipped_dir("tasks")) in result.output
+    assert "Docker SDK (docker)" in result.output

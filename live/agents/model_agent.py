@@ -130,7 +130,6 @@ def _clip(text: str) -> str:
 
 
 def _parse_calls(ctx: AgentContext, result: Any) -> tuple[list[Any], str]:
-
     message = {"role": "assistant", "content": result.content or "", "tool_calls": result.tool_calls or None}
     calls, text = parse_message(message, ctx.tool_call_parser)
     return list(calls), text if isinstance(text, str) else (result.content or "")

@@ -19,7 +19,6 @@ class OracleAgent:
     kind = AgentKind.ORACLE
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
-
         agent = plan_for(ctx.architecture).lead.agent
         answer = await ctx.timed_tool(agent, ORACLE_TOOL, lambda: run_oracle(ctx.sandbox, ctx.task))
         return AgentOutcome(str(answer).strip(), None, "oracle solution ran")

@@ -27,7 +27,6 @@ from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import CounterCache
 from agbench.load import LoadLevel, level_from_dict, level_to_dict, load_configuration
-from agbench.report.load import write_load_report
 from agbench.run_meta import LocalServers, RunMeta, RunSource
 from agbench.store import RunStore, copy_to_latest
 
@@ -176,6 +175,7 @@ def run_load(options: LoadOptions, *, resume: bool = False) -> Path:
         store.close_writers()
     store.update_meta(finished=time.time())
     store.compact()
+    from agbench.report.load import write_load_report  # lazy: matplotlib, only for the report
 
     write_load_report(store.root)
     copy_to_latest(store.root, store.root.parent)

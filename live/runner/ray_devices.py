@@ -36,7 +36,6 @@ from agbench.hardware import HardwareInventory
 from agbench.live.runner.options import SweepOptions
 from agbench.live.runner.sweep import run_sweep
 from agbench.records import TABLES
-from agbench.report import write_reports
 from agbench.run_meta import RunMeta, RunSource
 from agbench.store import RunStore, copy_to_latest
 
@@ -161,6 +160,8 @@ def run_devices(options: SweepOptions, address: str, devices: list[str]) -> Path
     placements = {r.device: {"node": r.node, "ray_node_id": r.node_id} for r in runs}
     merge_runs(out, [out / DEVICES_DIR / r.device for r in runs], placements)
     if options.write_reports:
+        from agbench.report import write_reports  # lazy: matplotlib loads only when a report is written
+
         write_reports([out])
     with contextlib.suppress(OSError):
         copy_to_latest(out, options.runs_root)  # as a one-machine sweep does

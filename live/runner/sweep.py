@@ -292,6 +292,7 @@ def run_sweep(options: SweepOptions) -> Path:
         store.compact()
         if options.write_reports:
             try:
+                # lazy: matplotlib loads only when a report is written
                 from agbench.report import write_reports
 
                 write_reports([run_dir])

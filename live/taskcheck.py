@@ -23,6 +23,7 @@ from pathlib import Path
 from agbench.errors import AgbenchError
 from agbench.live.sandbox import MissingRequiredProgram, Sandbox, SandboxError, create_sandbox
 from agbench.live.sandbox.base import WORK_DIR
+from agbench.live.sandbox.dockerd import stop_shared_daemon
 from agbench.live.taskcases import KINDS, Case, declared_cases, generic_cases, tree_digests
 from agbench.live.verification import OracleError, Verdict, run_oracle, verify
 from agbench.status import Status
@@ -206,8 +207,6 @@ def check_tasks(tasks: list[Task], backend: str, *, progress: bool = True) -> li
         return asyncio.run(check_tasks_async(tasks, backend, progress=progress))
     finally:
         if backend == "docker":
-            from agbench.live.sandbox.dockerd import stop_shared_daemon
-
             stop_shared_daemon()
 
 

@@ -27,6 +27,8 @@ from typing import Any
 from agbench.errors import AgbenchError
 from agbench.resources import cache_dir
 
+from .dockerd import ensure_dockerd
+
 SUITE = "bookworm"
 IMAGE_REPOSITORY = "agbench/base"
 IMAGE_REVISION = "1"
@@ -270,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(ensure_rootfs(quiet=False))
         if args.docker:
-            from .dockerd import ensure_dockerd
-
             daemon = ensure_dockerd()
             try:
                 client = daemon.client()

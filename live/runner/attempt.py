@@ -43,7 +43,6 @@ from agbench.suites.registry import AttemptSettled, raise_if_blocked
 from agbench.task import Task, task_deadline_s
 
 if TYPE_CHECKING:
-    from agbench.live.providers import ChatClient
     from agbench.live.proxy import CallRecord
     from agbench.live.runner.watchdog import ServerWatchdog
     from agbench.live.sandbox import Sandbox

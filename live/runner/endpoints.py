@@ -38,10 +38,8 @@ from agbench.live.serving import ManagedServer
 from agbench.store import RunStore
 
 if TYPE_CHECKING:
-    from agbench.live.mock.provider import MockProvider
     from agbench.live.monitors.sampler_thread import Sampler
-    from agbench.live.proxy import CallRecord, RecordingProxy
-    from agbench.live.serving import ManagedServer
+    from agbench.live.proxy import CallRecord
 
 log = logging.getLogger("agbench.live.runner")
 

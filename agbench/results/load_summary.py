@@ -11,10 +11,8 @@ from agbench.results.summary import SUMMARY_SCHEMA_VERSION, ResultModel
 
 
 class LoadLevel(ResultModel):
-    """One offered level: what was sent, what came back, and its latency percentiles.
-
-    Percentile keys (``ttft_p50_s``, ``itl_p90_s``, ``e2e_p99_s``, ...) follow
-    agbench.metrics.load.PERCENTILES and are kept as extra keys."""
+    """One offered level: what was sent, what came back, and its latency percentiles
+    (TTFT, inter-token latency, end to end; agbench.metrics.load.PERCENTILES)."""
 
     level: str
     kind: str = ""
@@ -29,6 +27,15 @@ class LoadLevel(ResultModel):
     prompt_tokens_mean: float | None = None
     cached_tokens_mean: float | None = None
     completion_tokens_mean: float | None = None
+    ttft_p50_s: float | None = None
+    ttft_p90_s: float | None = None
+    ttft_p99_s: float | None = None
+    itl_p50_s: float | None = None
+    itl_p90_s: float | None = None
+    itl_p99_s: float | None = None
+    e2e_p50_s: float | None = None
+    e2e_p90_s: float | None = None
+    e2e_p99_s: float | None = None
     server_queue_p50_s: float | None = None
 
 
@@ -40,7 +47,7 @@ class LoadSummary(ResultModel):
     run_id: str = ""
     device: str = ""
     labels: list[str] = Field(default_factory=list)
-    levels: list[LoadLevel] = Field(default_factory=list)
+    levels: list[LoadLevel]
 
 
 __all__ = ["LoadLevel", "LoadSummary"]

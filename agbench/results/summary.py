@@ -226,7 +226,7 @@ class RunSummary(ResultModel):
     agent_kind: str = ""
     labels: list[str] = Field(default_factory=list, description="what every report must say")
     meta: dict[str, Any] = Field(default_factory=dict, description="run.json, secrets removed")
-    configurations: list[ConfigurationSummary] = Field(default_factory=list)
+    configurations: list[ConfigurationSummary]
     totals: Totals = Field(default_factory=Totals)
     categories: list[str] = Field(default_factory=list)
     # added by the report writer (agbench.report.summary.load_run)
@@ -263,12 +263,12 @@ class ComparisonSummary(ResultModel):
 
     schema_version: int = Field(default=0, description="layout version; 0: written before versioning")
     source: str
-    comparison: Literal[True] = True
+    comparison: Literal[True]
     sources: list[str] = Field(default_factory=list)
     agent_kind: str = ""
     labels: list[str] = Field(default_factory=list)
     runs: list[ComparisonRun] = Field(default_factory=list)
-    configurations: list[ConfigurationSummary] = Field(default_factory=list)
+    configurations: list[ConfigurationSummary]
 
 
 __all__ = [

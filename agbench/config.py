@@ -37,6 +37,22 @@ class AgentKind(StrEnum):
     NULL = "null"
 
 
+class SandboxBackend(StrEnum):
+    """Where a task's tools run: a Docker container or a bubblewrap sandbox (the one list)."""
+
+    DOCKER = "docker"
+    BWRAP = "bwrap"
+
+
+#: The backend names, for ``click.Choice`` and error messages.
+SANDBOX_BACKENDS = tuple(b.value for b in SandboxBackend)
+
+
+def choices(enum: type[StrEnum]) -> list[str]:
+    """An enum's values, in declaration order (``click.Choice(choices(SandboxBackend))``)."""
+    return [member.value for member in enum]
+
+
 def parse_architectures(text: str) -> list[Architecture]:
     """Parse ``"LO,CO"``; raises ValueError naming the bad entry."""
     out: list[Architecture] = []

@@ -76,11 +76,13 @@ def test_schema_command_checks_and_prints(tmp_path: Path) -> None:
     assert runner.invoke(main, ["schema", "--check", str(DOCS)]).exit_code == 0
     (tmp_path / "summary.schema.json").write_text("{}\n")
     stale = runner.invoke(main, ["schema", "--check", str(tmp_path)])
-    assert stale.exit_code == 1 and "stale" in stale.output
+    assert stale.exit_code == 1
+    assert "stale" in stale.output
     printed = runner.invoke(main, ["schema", "summary"])
     assert json.loads(printed.output)["title"] == "agbench summary.json"
     unknown = runner.invoke(main, ["schema", "nope"])
-    assert unknown.exit_code == 2 and unknown.output.startswith("agbench: error: unknown schema")
+    assert unknown.exit_code == 2
+    assert unknown.output.startswith("agbench: error: unknown schema")
 
 
 @pytest.mark.parametrize("run", ["run", "model", "load"])
@@ -96,7 +98,8 @@ def test_reference_run_reads_as_typed_figures() -> None:
     summary = read_summary(REFERENCE / "run" / "summary.json")
     assert isinstance(summary, RunSummary)
     lo1 = summary.configuration("LO", 1)
-    assert lo1.architecture is Architecture.LO and (lo1.tasks, lo1.success) == (8, 8)
+    assert lo1.architecture is Architecture.LO
+    assert (lo1.tasks, lo1.success) == (8, 8)
     assert summary.totals.failures[Status.CONTEXT_LIMIT] == 16
     assert lo1.serving["local"].ttft_s.p50 == lo1.ttft_p50_s
     with pytest.raises(KeyError):
@@ -110,14 +113,16 @@ def test_sim_and_comparison_summaries_validate(sim_runs: tuple[Path, Path], tmp_
         validator.validate(document)
         assert document["schema_version"] == 1
         summary = read_summary(run_dir / "summary.json")
-        assert isinstance(summary, RunSummary) and _undeclared(summary) == []
+        assert isinstance(summary, RunSummary)
+        assert _undeclared(summary) == []
         # the typed view writes back the very document it read
         assert summary.to_json_dict() == document
     write_reports(list(sim_runs), tmp_path / "cmp")
     comparison = json.loads((tmp_path / "cmp" / "summary.json").read_text(encoding="utf-8"))
     validator.validate(comparison)
     typed = read_summary(tmp_path / "cmp" / "summary.json")
-    assert isinstance(typed, ComparisonSummary) and _undeclared(typed) == []
+    assert isinstance(typed, ComparisonSummary)
+    assert _undeclared(typed) == []
     assert {c.tag for c in typed.configurations} == {r.tag for r in typed.runs}
 
 

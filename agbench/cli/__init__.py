@@ -8,7 +8,18 @@ import ``agbench.live``, ``agbench.sim`` and ``agbench.calibration``.
 
 from __future__ import annotations
 
-from agbench.cli import calibration, load, runs, schemas, serving, simulate, tasks, trajectories
+from agbench.cli import calibration, load, paper, runs, schemas, serving, simulate, tasks, trajectories
 from agbench.cli.app import main
 
-__all__ = ["calibration", "load", "main", "runs", "schemas", "serving", "simulate", "tasks", "trajectories"]
+__all__ = [
+    "calibration",
+    "load",
+    "main",
+    "paper",
+    "runs",
+    "schemas",
+    "serving",
+    "simulate",
+    "tasks",
+    "trajectories",
+]

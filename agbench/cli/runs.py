@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from agbench.cli.app import F, main, one_line_errors
-from agbench.config import parse_architectures, parse_concurrency
+from agbench.config import SANDBOX_BACKENDS, parse_architectures, parse_concurrency
 from agbench.errors import AgbenchError
 
 
@@ -94,7 +94,7 @@ def _run_options(func: F) -> F:
             show_default=True,
         ),
         click.option("--trajectories", type=click.Path(path_type=Path), default=None),
-        click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
+        click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True),
         click.option(
             "--time-limit",
             "--timeout",

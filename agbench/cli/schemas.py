@@ -18,8 +18,13 @@ from agbench.errors import AgbenchError
     default=None,
     help="Write every schema (summary, validation, run) into this directory.",
 )
-@click.option("--check", "check_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Exit 1 when this directory's schema files differ from the models.")
+@click.option(
+    "--check",
+    "check_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Exit 1 when this directory's schema files differ from the models.",
+)
 @click.argument("name", required=False)
 @one_line_errors
 def schema(directory: Path | None, check_dir: Path | None, name: str | None) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from agbench.cli.app import main, one_line_errors
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 
 
@@ -67,7 +68,7 @@ def tasks_list(as_json: bool, category: str | None) -> None:
 
 
 @tasks.command("check")
-@click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True)
 @click.option("--suite", "suite_ids", multiple=True, help="Only the tasks of this suite (repeatable).")
 @click.argument("ids", nargs=-1)
 @one_line_errors

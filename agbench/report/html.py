@@ -23,7 +23,13 @@ from agbench.report import plots
 from agbench.report.repeats_html import repeats_section
 from agbench.report.suite_info import SuiteInfo, TaskInfo
 from agbench.report.summary import RunReport, row_methods
-from agbench.results.summary import BenchmarkScore, ComparisonSummary, ConfigurationSummary, RunSummary, Totals
+from agbench.results.summary import (
+    BenchmarkScore,
+    ComparisonSummary,
+    ConfigurationSummary,
+    RunSummary,
+    Totals,
+)
 from agbench.status import MODEL_FAILURES, Status
 
 _META_CHARS = 400
@@ -375,7 +381,9 @@ def _figure(title: str, svg: str | None, note: str = "") -> str:
 
 
 def render(
-    summary: RunSummary | ComparisonSummary, reports: Sequence[tuple[str, RunReport]], timeline: str | None = None
+    summary: RunSummary | ComparisonSummary,
+    reports: Sequence[tuple[str, RunReport]],
+    timeline: str | None = None,
 ) -> str:
     """The whole page for one run's summary, or for a comparison summary; ``timeline`` is
     the static SVG of the busiest configuration's timeline (``report/timeline_svg.py``)."""

@@ -32,9 +32,7 @@ def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
     written.append(save_timeline(trace, root))
     page = root / "summary.html"
     page.write_text(
-        render(
-            report.summary, [(tag or report.summary.source, report)], timeline=timeline_svg(trace)
-        ),
+        render(report.summary, [(tag or report.summary.source, report)], timeline=timeline_svg(trace)),
         encoding="utf-8",
     )
     written.append(page)

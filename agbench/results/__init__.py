@@ -32,7 +32,9 @@ from agbench.results.validation import ValidationReport
 SummaryFile = ComparisonSummary | LoadSummary | RunSummary
 
 
-def parse_summary(data: dict[str, Any], where: str = "summary.json") -> RunSummary | ComparisonSummary | LoadSummary:
+def parse_summary(
+    data: dict[str, Any], where: str = "summary.json"
+) -> RunSummary | ComparisonSummary | LoadSummary:
     """The model of a summary document (one-line RunDirError when it is not one)."""
     try:
         if data.get("comparison"):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agbench.results.summary import SUMMARY_SCHEMA_VERSION, ResultModel
+from agbench.results.summary import ResultModel
 
 
 class LoadLevel(ResultModel):

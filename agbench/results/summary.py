@@ -236,12 +236,14 @@ class RunSummary(ResultModel):
     benchmark_scores: list[BenchmarkScore] | None = None
     judge: dict[str, Any] | None = Field(default=None, description="the LLM judge's settings and usage")
 
-    def configuration(self, architecture: str, concurrency: int, device: str | None = None) -> ConfigurationSummary:
+    def configuration(
+        self, architecture: str, concurrency: int, device: str | None = None
+    ) -> ConfigurationSummary:
         """The configuration of that architecture and concurrency (KeyError when absent)."""
         for conf in self.configurations:
-            if conf.architecture == architecture and conf.concurrency == concurrency:
-                if device is None or conf.device == device:
-                    return conf
+            same_device = device is None or conf.device == device
+            if conf.architecture == architecture and conf.concurrency == concurrency and same_device:
+                return conf
         raise KeyError(f"no configuration {architecture} C={concurrency} in run {self.run_id or '?'}")
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agbench.config import AgentKind, Architecture, PriceTable, ServerSettings
+from agbench.config import SANDBOX_BACKENDS, AgentKind, Architecture, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent
 from agbench.task import Task, load_suite, select_tasks
@@ -232,7 +232,7 @@ def _check_choices(options: SweepOptions) -> None:
     )
     _require(bool(options.archs), "no architecture given")
     _require(
-        options.backend in ("bwrap", "docker"),
+        options.backend in SANDBOX_BACKENDS,
         f"unknown sandbox backend {options.backend!r} (docker or bwrap)",
     )
     _require(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 from agbench.task import Task
 
 from .base import ExecResult, MissingRequiredProgram, Sandbox, SandboxError
 
-BACKENDS = ("docker", "bwrap")
+BACKENDS = SANDBOX_BACKENDS
 
 __all__ = [
     "BACKENDS",

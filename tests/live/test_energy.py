@@ -256,7 +256,9 @@ def test_energy_per_task_and_per_success_from_counters() -> None:
         cpu_energy_j=[0.0, 900.0, 0.0, 900.0],
     )
     meta = {"run_id": "r1", "source": "live"}
-    config = summarize({"task_runs": tasks, "resource_samples": samples}, meta).to_json_dict()["configurations"][0]
+    config = summarize({"task_runs": tasks, "resource_samples": samples}, meta).to_json_dict()[
+        "configurations"
+    ][0]
     assert config["energy_wh"] == pytest.approx(1.5)  # 5400 J
     assert config["energy_wh_per_task"] == pytest.approx(0.75)
     assert config["energy_wh_per_success"] == pytest.approx(1.5)

@@ -158,7 +158,7 @@ def concurrency_lines(configs: Sequence[ConfigurationSummary]) -> str:
     multi_source = len({tag_of(c) for c in configs}) > 1
     multi_device = len({c.device for c in configs}) > 1
     for c in configs:
-        name = c.architecture
+        name: str = c.architecture.value
         if multi_device:
             name = f"{c.device} {name}"
         if multi_source:

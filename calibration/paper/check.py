@@ -50,8 +50,8 @@ class CheckRow:
 
 
 def c1_summaries(seed: int = 0, archs: tuple[str, ...] = ARCHS) -> dict[str, RunSummary]:
-    """scenario -> summary dict (``summarize``) of its C = 1 simulation."""
-    out: dict[str, dict[str, Any]] = {}
+    """scenario -> summary (``summarize``) of its C = 1 simulation."""
+    out: dict[str, RunSummary] = {}
     for scenario in DEVICES:
         sc = load_scenario(scenario)
         workload = sc.workload(seed=seed)

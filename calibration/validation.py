@@ -68,8 +68,8 @@ METRICS: tuple[Metric, ...] = (
 
 def _get(entry: ConfigurationSummary, path: tuple[str, ...]) -> float | None:
     value: Any = entry
-    for key in path:
-        value = getattr(value, key, None)
+    for key in path:  # model fields, then keys of a figure table (failures by status)
+        value = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
     if value is None:
         return None
     try:

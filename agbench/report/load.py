@@ -16,8 +16,8 @@ from typing import Any
 
 from agbench.metrics import read_tables
 from agbench.metrics.load import PERCENTILES, load_summary
-from agbench.results.load_summary import LoadLevel, LoadSummary
 from agbench.report.plots import _subplots, to_svg
+from agbench.results.load_summary import LoadLevel, LoadSummary
 from agbench.store import RunStore
 from agbench.timeline import write_timeline
 

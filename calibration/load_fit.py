@@ -184,7 +184,7 @@ def validate_load(profile_path: Path, run_dir: Path, out_dir: Path, scenario: st
     by_level = {lv.level: lv for lv in sim.levels}
     metrics: dict[str, Any] = {}
     for name in LOAD_METRICS:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for lv in live.levels:
             other = by_level.get(lv.level)
             live_value, sim_value = getattr(lv, name, None), getattr(other, name, None)

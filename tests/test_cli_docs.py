@@ -48,6 +48,12 @@ def _resolve(words: list[str]) -> tuple[list[str], click.Command, list[click.Com
     for word in words:
         if not isinstance(command, click.Group) or word.startswith("-"):
             break
+        alternatives = word.split("|")  # `paper fit|check|predict`: every one must exist
+        subs = [command.get_command(ctx, w) for w in alternatives]
+        if len(alternatives) > 1 and all(subs):
+            for alternative in alternatives[1:]:
+                assert CliRunner().invoke(main, [*path, alternative, "--help"]).exit_code == 0
+            word = alternatives[0]
         sub = command.get_command(ctx, word)
         if sub is None:
             if command.invoke_without_command:  # a group that also runs by itself (sim)

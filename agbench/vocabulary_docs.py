@@ -15,10 +15,13 @@ import sys
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from agbench.config import AgentKind, Architecture, SandboxBackend
 from agbench.status import INVALID_FOR_VALID_SCORE, SETUP_FAILURES, Status
 from agbench.vocabulary import AgentLabel, Endpoint, ErrorClass, MessageKind
+
+E = TypeVar("E", bound=StrEnum)
 
 ARCHITECTURES = {
     Architecture.LO: "local-only: a local model plans and acts",
@@ -85,10 +88,10 @@ def _counted_in(status: Status) -> str:
 
 
 def _table(
-    enum: type[StrEnum],
-    described: Mapping[StrEnum, str],
+    enum: type[E],
+    described: Mapping[E, str],
     head: str,
-    extra: Callable[[StrEnum], str] | None = None,
+    extra: Callable[[E], str] | None = None,
 ) -> str:
     missing = [m.value for m in enum if m not in described]
     if missing:
@@ -113,7 +116,7 @@ def render_tables() -> dict[str, str]:
         "MessageKind": _table(MessageKind, MESSAGE_KINDS, "message"),
         "ErrorClass": _table(ErrorClass, ERROR_CLASSES, "meaning"),
         "SandboxBackend": _table(SandboxBackend, SANDBOX_BACKENDS, "where tools run"),
-        "Status": _table(Status, STATUSES, "meaning", lambda m: _counted_in(Status(m))),
+        "Status": _table(Status, STATUSES, "meaning", _counted_in),
     }
 
 

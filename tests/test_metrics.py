@@ -409,3 +409,14 @@ def test_tables_without_optional_columns_use_record_defaults() -> None:
     assert conf["score_valid_tasks_only"] == 1.0  # the timeout is not a valid row
     assert conf["ttft_p50_s"] is None
     assert conf["kv_peak_fraction"] is None
+
+
+def test_wilson_interval_matches_the_textbook_values() -> None:
+    from agbench.metrics.repeats import wilson_interval
+
+    low, high = wilson_interval(7, 10) or (0.0, 0.0)
+    assert (round(low, 4), round(high, 4)) == (0.3968, 0.8922)  # Wilson 95 %, 7 of 10
+    low99, high99 = wilson_interval(7, 10, confidence=0.99) or (0.0, 0.0)
+    assert low99 < low
+    assert high99 > high
+    assert wilson_interval(0, 0) is None

@@ -8,8 +8,9 @@ from typing import Any
 import click
 
 from agbench.cli.app import F, main, one_line_errors
-from agbench.config import SANDBOX_BACKENDS, parse_architectures, parse_concurrency
+from agbench.config import SANDBOX_BACKENDS, AgentKind, choices, parse_architectures, parse_concurrency
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import SubAgentMemory
 
 
 def _run_options(func: F) -> F:
@@ -89,7 +90,7 @@ def _run_options(func: F) -> F:
         click.option("--local-threads", type=click.IntRange(min=1), default=None),
         click.option(
             "--agent",
-            type=click.Choice(["model", "replay", "oracle", "null"]),
+            type=click.Choice(choices(AgentKind)),
             default="model",
             show_default=True,
         ),
@@ -192,7 +193,7 @@ def _run_options(func: F) -> F:
         ),
         click.option(
             "--hcl-sub-agent",
-            type=click.Choice(["persistent", "fresh"]),
+            type=click.Choice(choices(SubAgentMemory)),
             default="persistent",
             show_default=True,
             help="HCL's local sub-agent keeps its history across delegations (the paper's) or starts fresh.",

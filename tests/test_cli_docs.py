@@ -46,8 +46,8 @@ def _resolve(words: list[str]) -> tuple[list[str], click.Command, list[click.Com
     chain: list[click.Command] = []
     ctx = click.Context(main)
     for word in words:
-        if not isinstance(command, click.Group) or word.startswith("-"):
-            break
+        if not isinstance(command, click.Group) or word.startswith("-") or "..." in word:
+            break  # options, arguments and placeholders ("agbench ...") end the command path
         alternatives = word.split("|")  # `paper fit|check|predict`: every one must exist
         subs = [command.get_command(ctx, w) for w in alternatives]
         if len(alternatives) > 1 and all(subs):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from agbench.config import SANDBOX_BACKENDS, AgentKind, Architecture, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent
-from agbench.schema import COUNT, NON_NEGATIVE, Bound, check
+from agbench.schema import COUNT, NON_NEGATIVE, Bound, bounds, check
 from agbench.task import Task, load_suite, select_tasks
 
 if TYPE_CHECKING:
@@ -37,11 +37,6 @@ CLOUD_STANDIN_ALIAS = "cloud-standin"
 MAX_REQUEST_S = 600.0
 #: ``--keep-workspaces`` choices: which attempts' sandbox workspaces stay on disk.
 KEEP_WORKSPACES = ("none", "failed", "all")
-
-
-#: Fields ``validate_options`` leaves to their own checks: the price table (checked where it is
-#: read) and paths (checked when opened).
-_UNCHECKED = ("prices",)
 
 
 class SweepInterrupted(AgbenchError):
@@ -260,7 +255,8 @@ def validate_options(options: SweepOptions) -> None:
     """One-line errors for options that cannot work, before anything starts."""
     from agbench.live.runner.request_settings import validate_request_settings
 
-    check(options, "invalid option", skip=_UNCHECKED, flags=True)  # types, ranges, choices
+    unbounded = tuple(f.name for f in dataclasses.fields(options) if f.name not in bounds(SweepOptions))
+    check(options, "invalid option", skip=unbounded, flags=True)  # types, ranges, choices
     _check_names(options)
     validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
     judge_settings_of(options)  # JudgeConfigError (one line) for judge options that cannot work

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 from agbench.live.sandbox import MissingRequiredProgram, Sandbox, SandboxError, create_sandbox
 from agbench.live.sandbox.base import WORK_DIR
@@ -199,8 +200,8 @@ async def check_tasks_async(tasks: list[Task], backend: str, *, progress: bool =
 
 def check_tasks(tasks: list[Task], backend: str, *, progress: bool = True) -> list[TaskCheck]:
     """Oracle, null, adversarial and paraphrase cases for every task, on ``backend``."""
-    if backend not in ("docker", "bwrap"):
-        raise AgbenchError(f"unknown sandbox backend {backend!r} (choose from docker, bwrap)")
+    if backend not in SANDBOX_BACKENDS:
+        raise AgbenchError(f"unknown sandbox backend {backend!r} (choose from {', '.join(SANDBOX_BACKENDS)})")
     if not tasks:
         raise AgbenchError("no tasks to check")
     try:

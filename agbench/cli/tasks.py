@@ -10,6 +10,7 @@ import click
 
 from agbench.cli.app import main, one_line_errors
 from agbench.cli.build_network import build_network_option
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 
 
@@ -69,7 +70,7 @@ def tasks_list(as_json: bool, category: str | None) -> None:
 
 @tasks.command("check")
 @build_network_option
-@click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True)
 @click.option("--suite", "suite_ids", multiple=True, help="Only the tasks of this suite (repeatable).")
 @click.argument("ids", nargs=-1)
 @one_line_errors

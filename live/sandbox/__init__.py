@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 from agbench.task import Task
 
@@ -16,7 +17,7 @@ from .base import ExecResult, MissingRequiredProgram, Sandbox, SandboxError
 from .bwrap import BwrapSandbox
 from .docker import DockerSandbox
 
-BACKENDS = ("docker", "bwrap")
+BACKENDS = SANDBOX_BACKENDS
 
 __all__ = [
     "BACKENDS",

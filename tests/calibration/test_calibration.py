@@ -1,4 +1,4 @@
-"""Issue 7: calibration fits a profile from live traces, validation compares sim with live.
+"""Calibration fits a profile from live traces, validation compares sim with live.
 
 All on the committed reference dataset (``calibration/reference/run``: real llama-server,
 replay agent, LO/CO/HCL/HLL x C = 1, 2, 4, 8): calibrate on C = 1, 2, validate on every

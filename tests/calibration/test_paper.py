@@ -1,4 +1,4 @@
-"""Issue 8: the paper scenarios reproduce the paper's C = 1 figures, and the report executes.
+"""The paper scenarios reproduce the paper's C = 1 figures, and the report executes.
 
 The reproduction test simulates the shipped scenarios (``sim/scenarios/paper-*.toml`` with the
 fitted ``shared/paper-workload.toml``) through the official metrics code path and applies the

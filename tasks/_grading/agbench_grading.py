@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from grading_agent import AgentRun, driver_result, exhaustion, run_agent_code, run_driver, run_unittests
-from grading_answer import expect, fields, single_value
+from grading_answer import enumerated, expect, fields, single_value
 from grading_archives import tar_members, zip_members
 from grading_core import MAX_ANSWER_CHARS, AmbiguousAnswer, Fail, NoValue, answer
 from grading_fields import MONTH_NAMES, Choice, Date, Field, Name, Number, RelPath, Text, named_label
@@ -75,6 +75,7 @@ __all__ = [
     "answer",
     "check_files",
     "driver_result",
+    "enumerated",
     "exhaustion",
     "expect",
     "fields",

@@ -265,6 +265,33 @@ def fields(text: str, spec: Mapping[str, Field]) -> dict[str, object]:
     return values
 
 
+def enumerated(text: str, key: str, labels: Mapping[str, str]) -> set[str]:
+    """The set of labels an answer lists as ``key=<label>``, one per line: a structured
+    explanation ("problem=script_path" / "problem=schedule") instead of free text a keyword
+    check would misjudge. ``labels`` maps each label to what it means (for the reason). Every
+    occurrence must name exactly one label; a hedge is ``ambiguous_answer``; Fail when none."""
+    if len(text) > MAX_PARSE_CHARS:
+        raise Fail("answer too long to parse")
+    hedge = answer_hedge(clean(text))
+    if hedge:
+        raise AmbiguousAnswer(f"the answer hedges its result ({hedge!r})")
+    choice = Choice(*labels)
+    scan = _Scan(text, {key: choice})
+    found = set()
+    for raw in scan.exact[key]:
+        try:
+            found.add(choice.parse(raw))
+        except NoValue:
+            continue
+        except AmbiguousAnswer as exc:
+            raise AmbiguousAnswer(f"{key}: {str(exc).removeprefix('ambiguous_answer: ')}") from None
+        except Fail:
+            raise Fail(f"{key}={raw.strip()[:60]!r} is not one of {', '.join(labels)}") from None
+    if not found:
+        raise Fail(f"the answer has no {key}=<{'|'.join(labels)}> line")
+    return found
+
+
 def _show(value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}"

@@ -131,7 +131,7 @@ def _stem(word: str) -> str:
 
 
 def _tokens(s: str) -> list[str]:
-    return [_stem(w) for w in re.split(r"[\s-]+", _norm_text(s).replace("-", " ")) if w]
+    return [_stem(w) for w in re.split(r"[\s_-]+", _norm_text(s)) if w]
 
 
 def _in_order(needle: list[str], hay: list[str]) -> bool:
@@ -163,6 +163,8 @@ class Choice(Field):
             raise NoValue("no label given")
         if value in self.lookup:
             return self.lookup[value]
+        if value.replace("_", " ") in self.lookup:
+            return self.lookup[value.replace("_", " ")]
         refuse_hedge(raw)
         words = _tokens(value)
         hits = [(toks, label) for toks, label in self.phrasings if toks and _in_order(toks, words)]

@@ -18,6 +18,10 @@ from grading_hedges import VALUE_ALTERNATIVE, VALUE_HEDGE
 from grading_numbers import leading_number, parse_number
 
 _URL = re.compile(r"\w+://\S+")
+_PROSE_HEAD = re.compile(
+    r"[,;()]|[.!?](?=\s|$)|\s(?:because|since|as|which|so|but|and|from|with|for|in|on|at|after|before|when|if)\s",
+    re.IGNORECASE,
+)
 _TRAILING_PUNCT = re.compile(r"(?<=\S)[.,;:!]+$")
 
 
@@ -53,9 +57,16 @@ class Field:
         return value
 
     def prose_value(self, clause: str) -> object | None:
-        """The value a prose clause starts with ("4,800 EUR because ..."), or None when this
-        kind of field cannot be read from prose (free text)."""
-        return None
+        """The value a prose clause states ("the code is 73195028, as the tones say"): the
+        clause up to its first comma, parenthesis, sentence end or linking word, parsed as this
+        field; None when that is no value of it."""
+        head = _PROSE_HEAD.split(clean(clause), maxsplit=1)[0].strip()
+        if not head:
+            return None
+        try:
+            return self.parse(head)
+        except Fail:
+            return None
 
     def matches(self, got: object, expected: object) -> bool:
         return got == expected

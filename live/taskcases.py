@@ -272,9 +272,8 @@ def answer_class_cases(answer: str) -> tuple[list[Case], list[NotApplicable]]:
     key, value, other = target
     words = key.replace("_", " ")
     lines = answer.rstrip().splitlines()
-    last = next(
-        i for i in range(len(lines) - 1, -1, -1) if _PAIR.match(lines[i]) and _PAIR.match(lines[i])[1] == key
-    )
+    keyed = [i for i, line in enumerate(lines) if (m := _PAIR.match(line)) and m[1] == key]
+    last = keyed[-1]
     period = [
         *lines[:last],
         lines[last].rstrip() + ("" if lines[last].rstrip()[-1:] in ".!?" else "."),

@@ -133,7 +133,7 @@ def parse_number(s: str, units: Iterable[str] = ()) -> float:
         if "=" not in note and not _is_working(note):
             for other in _NOTE_NUMBERS.findall(note):
                 got = leading_number(other, units)
-                if got is None or not math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-9):
+                if got is None or not _rounds_to(got, value, main):
                     raise AmbiguousAnswer(f"a second number in {s.strip()!r}")
     return value
 
@@ -141,6 +141,16 @@ def parse_number(s: str, units: Iterable[str] = ()) -> float:
 _NOTE = re.compile(r"\s*\((?P<paren>[^()]*)\)\s*$|(?:,\s+|;\s*|:\s+)(?P<tail>.*)$")
 _NOTE_NUMBERS = re.compile(r"(?:[A-Z]{3}\s*|[$€£¥₹₩₽¢]\s*)?-?\d[\d,.']*")
 _OPERATORS = re.compile(r"\d\s*[×*÷+x]\s*[\d(]")
+
+
+def _rounds_to(other: float, value: float, written: str) -> bool:
+    """Whether ``other`` is ``value`` or rounds to it at the decimals ``value`` was written with
+    ('5.72 (5.7243 unrounded)')."""
+    if math.isclose(other, value, rel_tol=1e-9, abs_tol=1e-9):
+        return True
+    m = re.search(r"[.,](\d+)\D*$", written)
+    decimals = len(m.group(1)) if m and len(m.group(1)) != 3 else 0
+    return math.isclose(round(other, decimals), value, rel_tol=1e-9, abs_tol=1e-9)
 
 
 def _split_note(text: str) -> tuple[str, str]:

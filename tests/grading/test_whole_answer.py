@@ -45,6 +45,7 @@ def test_a_second_different_candidate_is_ambiguous(text: str) -> None:
         "Litres after the first full fill-up: 197.2; distance 3445 km.\nconsumption=5.720",
         "consumption=5.72\nWait, I made a slip above in the litres: 197.2 is right, so consumption is 5.72.",
         "Final consumption: 5.72\nconsumption=5.72",
+        "consumption=5.72 (rounded from 5.7243)",
     ],
 )
 def test_restating_the_same_value_passes(text: str) -> None:

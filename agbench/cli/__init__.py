@@ -8,7 +8,18 @@ import ``agbench.live``, ``agbench.sim`` and ``agbench.calibration``.
 
 from __future__ import annotations
 
-from agbench.cli import calibration, doctor, load, paper, runs, schemas, serving, simulate, tasks, trajectories
+from agbench.cli import (
+    calibration,
+    doctor,
+    load,
+    paper,
+    runs,
+    schemas,
+    serving,
+    simulate,
+    tasks,
+    trajectories,
+)
 from agbench.cli.app import main
 
 __all__ = [

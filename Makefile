@@ -67,17 +67,20 @@ typecheck: venv pkgtree
 imports: venv pkgtree
 	cd $(PKGTREE) && PYTHONPATH=. ../../$(BIN)/lint-imports --cache-dir ../../.import_linter_cache ../../pyproject.toml
 
+# Two xdist workers (pytest-xdist): on 2 cores most of the suite waits on servers, sandboxes and
+# subprocesses, so a second worker fills that time. Docker tests share one worker (the
+# `docker` group, tests/conftest.py); each worker holds one shared llama-server.
 pytest: services
-	$(BIN)/python -m pytest -q -ra
+	$(BIN)/python -m pytest -q -ra -n 2 --dist loadgroup
 
 test: lint typecheck pytest
 
 # The quick loop while editing: lint, types and the tests that need no server, Docker, bubblewrap
-# or minutes (about a minute; installs no system packages).
+# or seconds (under a minute with mypy's cache warm; installs no system packages).
 check: lint typecheck fast-tests
 
 fast-tests: venv
-	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider
+	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider -n 2
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

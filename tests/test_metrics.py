@@ -321,6 +321,7 @@ def _summary_or_none(records: list[Any]) -> dict[str, Any] | None:
         return None
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs())
 def test_goodput_times_hours_is_successes(records: list[TaskRun]) -> None:
@@ -334,6 +335,7 @@ def test_goodput_times_hours_is_successes(records: list[TaskRun]) -> None:
             assert conf["goodput_per_h"] == 0.0
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs())
 def test_rates_are_fractions(records: list[TaskRun]) -> None:
@@ -348,6 +350,7 @@ def test_rates_are_fractions(records: list[TaskRun]) -> None:
         assert conf["success"] + sum(conf["failures"].values()) == conf["tasks"]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs(), st.sampled_from(["LO", "CO", "HCL", "HLL"]))
 def test_common_success_set_never_grows_when_an_architecture_is_added(
@@ -363,6 +366,7 @@ def test_common_success_set_never_grows_when_an_architecture_is_added(
         assert after[cell] <= tasks
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs(), st.lists(st.tuples(st.integers(0, 29), st.floats(0, 5000, allow_nan=False)), max_size=5))
 def test_interrupted_attempts_never_change_results(

@@ -31,6 +31,7 @@ def rows() -> list[check.CheckRow]:
     return result
 
 
+@pytest.mark.slow
 def test_c1_reproduction_meets_the_issue_bounds(rows: list[check.CheckRow]) -> None:
     missed = check.failed(rows)
     assert not missed, "\n" + check.table(rows)
@@ -53,6 +54,7 @@ def test_check_reports_a_miss_and_exits_nonzero(
     assert check.main([]) == 1
 
 
+@pytest.mark.slow
 def test_fit_fast_figures_agree_with_the_official_metrics(rows: list[check.CheckRow]) -> None:
     """The fit optimises figures computed straight from task runs; they must be the ones
     ``summarize`` reports, or the fit would tune the wrong thing."""

@@ -302,6 +302,7 @@ def test_old_resource_rows_without_energy_columns_still_read() -> None:
     assert sample.cpu_energy_j is None
 
 
+@pytest.mark.slow
 def test_simulated_energy_from_the_scenario_power_figures(tmp_path: Path) -> None:
     from agbench.metrics import summarize_run
     from agbench.sim.metrics_out import write_run

@@ -31,6 +31,7 @@ def _bodies(run_dir: Path) -> list[dict[str, Any]]:
     return [r["request"]["body"] for r in rows]
 
 
+@pytest.mark.bwrap
 @needs_bwrap
 def test_mock_provider_runs_end_to_end_offline_with_flags_in_every_request(tmp_path: Path) -> None:
     out = tmp_path / "run"
@@ -193,6 +194,7 @@ def test_provider_options_that_cannot_work_are_one_line_errors() -> None:
         assert needle in result.output, result.output
 
 
+@pytest.mark.bwrap
 @needs_bwrap
 def test_repeat_counts_every_attempt_and_resume_adds_none(tmp_path: Path) -> None:
     out = tmp_path / "run"

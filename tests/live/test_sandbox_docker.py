@@ -1,12 +1,12 @@
 """The Docker backend against a real daemon and the locally built image: break-out attempts
-must fail. A daemon is started for the session if none runs, and stopped afterwards."""
+must fail. A daemon is started for the session if none runs, and stopped afterwards (the
+``docker_daemon`` fixture of tests/conftest.py)."""
 
 from __future__ import annotations
 
 import shutil
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,26 +17,12 @@ from agbench.task import load_task
 
 pytestmark = [
     pytest.mark.docker,
+    pytest.mark.usefixtures("docker_daemon"),
     pytest.mark.skipif(
         shutil.which("dockerd") is None and shutil.which("docker") is None, reason="Docker not installed"
     ),
 ]
 BACKEND = "docker"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def docker_daemon() -> Iterator[DockerDaemon]:
-    from agbench.live.sandbox.dockerd import shared_daemon, stop_shared_daemon
-    from agbench.live.sandbox.images import ensure_docker_image
-
-    daemon = shared_daemon()
-    client = daemon.client()
-    try:
-        ensure_docker_image(client)  # built once per machine, cached
-    finally:
-        client.close()
-    yield daemon
-    stop_shared_daemon()
 
 
 def test_identity_and_read_only_system(tmp_path: Path) -> None:

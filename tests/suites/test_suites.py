@@ -15,6 +15,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -25,6 +26,9 @@ from agbench.suites.assets import check_assets, is_lfs_pointer
 from agbench.suites.manifest import validate_manifest
 from agbench.suites.registry import FULL_ACTIVE, discover_suites, plan_suites, select_suites
 from agbench.task import load_task
+
+if TYPE_CHECKING:
+    from agbench.live.serving import ManagedServer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -334,15 +338,13 @@ def test_broken_suites_show_strict_status_in_report_while_others_run(
 
 
 @pytest.mark.server
-def test_official_openai_client_through_the_proxy(tmp_path: Path) -> None:
+def test_official_openai_client_through_the_proxy(server: ManagedServer) -> None:
     """The official client (streaming and not, with tools) against llama-server via the proxy."""
     openai = pytest.importorskip(
         "openai", reason="the openai package is not installed in .venv (agbench does not depend on it)"
     )
     from agbench.attempt import AttemptKey
-    from agbench.config import ServerSettings
     from agbench.live.proxy import CallRecord, RecordingProxy, Upstream
-    from agbench.live.serving import ManagedServer
 
     tools = [
         {
@@ -373,8 +375,7 @@ def test_official_openai_client_through_the_proxy(tmp_path: Path) -> None:
             assert chunks
             await client.close()
 
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=1, threads=1)) as server:
-        asyncio.run(go(server.url))
+    asyncio.run(go(server.url))
     assert len(records) == 2
     assert all(r.result.ok for r in records)
 

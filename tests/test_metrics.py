@@ -281,8 +281,10 @@ def task_runs(draw: st.DrawFn) -> list[TaskRun]:
                 st.sampled_from([1, 2]),
                 st.sampled_from(["t0", "t1", "t2", "t3"]),
                 st.sampled_from(STATUSES),
-                st.floats(0, 1000, allow_nan=False),
-                st.floats(0, 300, allow_nan=False),
+                st.floats(0, 1000, allow_nan=False).map(lambda x: round(x, 6)),  # microseconds
+                st.floats(0, 300, allow_nan=False).map(
+                    lambda x: round(x, 6)
+                ),  # 1e-308 s would overflow goodput
                 st.integers(0, 3),
             ),
             min_size=1,

@@ -223,7 +223,7 @@ def test_agent_code_copies_only_what_a_check_names(tmp_path: Path, monkeypatch: 
     assert (run.exit_code, run.stdout_text.strip()) == (0, "ran"), run
     with open(tmp_path / "pkg" / "huge.bin", "wb") as fh:
         fh.truncate(1 << 30)
-    with pytest.raises(Fail, match="agent code not run: pkg/huge.bin"):
+    with pytest.raises(Fail, match=r"agent code not run: pkg/huge\.bin"):
         run_agent_code([SYSTEM_PYTHON, "pkg/m.py"], copy=["pkg"])
 
 

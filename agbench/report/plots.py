@@ -242,7 +242,12 @@ def exposure(configs: Sequence[dict[str, Any]]) -> str:
     labels = _labels(configs)
     fig, ax = _subplots(figsize=(7.5, _bar_height(len(configs))))
     ratios = [c["exposure_ratio"] for c in configs]
-    ax.barh(labels, ratios, color="#c44e52")
+    unguarded = [(c.get("privacy_guard") or {}).get("exposure_ratio_unguarded") for c in configs]
+    if any(u is not None for u in unguarded):  # --privacy-guard: what the cloud would have seen
+        ax.barh(labels, [u or 0.0 for u in unguarded], color="#e8b0b1", label="without the guard")
+    ax.barh(labels, ratios, color="#c44e52", label="seen by the cloud" if any(unguarded) else None)
+    if any(u is not None for u in unguarded):
+        ax.legend(fontsize=7, loc="lower right")
     for i, c in enumerate(configs):
         ax.text(ratios[i], i, f" {c['sensitive_exposed']}/{c['sensitive_total']}", va="center", fontsize=7)
     ax.set_xlim(0, 1.15)

@@ -24,6 +24,7 @@ from agbench.task import Task, load_suite, select_tasks
 
 if TYPE_CHECKING:
     from agbench.live.judge import JudgeSettings
+    from agbench.live.privacy.guard import GuardSettings
 
 log = logging.getLogger("agbench.live.runner")
 
@@ -95,6 +96,11 @@ class SweepOptions:
     judge_url: str | None = None
     judge_model: str | None = None
     exposure_judge: bool = False
+    # Privacy guard (live/privacy): every cloud-bound request redacted or refused, and scored.
+    privacy_guard: str = "off"  # off | redact | block
+    detector: str = "declared"  # declared | presidio
+    detector_entities: list[str] = field(default_factory=list)  # presidio; empty = all
+    detector_threshold: float = 0.4
     # Providers and flags of the Agent Bench command line (live/runner/request_settings.py):
     provider: str | None = None  # None: the URL given, else a managed server | openai-compatible | mock
     mock_wrong_rate: float = 0.2  # --provider mock: share of conversations answered wrongly (seeded)
@@ -280,6 +286,7 @@ def validate_options(options: SweepOptions) -> None:
     _check_limits(options)
     validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
     judge_settings_of(options)  # JudgeConfigError (one line) for judge options that cannot work
+    guard_settings_of(options)  # AgbenchError (one line) for guard options that cannot work
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
     if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):
         log.warning("no API key in $%s: cloud requests go without one", options.cloud_api_key_env)
@@ -298,6 +305,22 @@ def judge_settings_of(options: SweepOptions) -> JudgeSettings:
         target_model="mock:oracle" if options.provider == "mock" else options.local_model,
         timeout_s=options.model_request_timeout,
     )
+
+
+def guard_settings_of(options: SweepOptions) -> GuardSettings | None:
+    """The run's privacy guard from ``--privacy-guard/--detector*``; None when off."""
+    from agbench.live.privacy.guard import GuardSettings
+
+    settings = GuardSettings.of(
+        options.privacy_guard, options.detector, tuple(options.detector_entities), options.detector_threshold
+    )
+    if not settings.active:
+        return None
+    if settings.detector.name == "presidio":  # build the engines now: a missing extra is one line
+        from agbench.live.privacy.detectors import make_detector
+
+        make_detector(settings.detector, ())
+    return settings
 
 
 def local_server_settings(options: SweepOptions, concurrency: int) -> ServerSettings:
@@ -335,6 +358,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepOptions",
     "default_device_name",
+    "guard_settings_of",
     "local_server_settings",
     "make_agent",
     "select_run_tasks",

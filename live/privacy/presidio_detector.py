@@ -22,6 +22,7 @@ drops Presidio results scored below it.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from typing import Any, ClassVar
@@ -81,6 +82,8 @@ def _analyzer(entities: tuple[str, ...]) -> Any:
     except ImportError as exc:
         raise _missing(exc) from None
 
+    # Its analyzer logs a line per call at INFO ("Skipping context extraction"): not ours to print.
+    logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
     offline = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, extra_suffixes=RESERVED_SUFFIXES)
 
     class OfflineEmailRecognizer(EmailRecognizer):  # type: ignore[misc]

@@ -16,7 +16,9 @@ sits between the upstream's bytes and the agent's socket:
 - any other line (comments, ``event:``, blank separators, bad JSON) passes through unchanged,
   so the proxy's SSE parser and the agent judge a broken stream the same way.
 
-The restorer only ever shortens the delay of text it holds to the placeholder's own length.
+Text is held back only until its placeholder completes (or cannot); a line with no ``<`` in
+it while nothing is held passes through byte for byte, so an answer that names no placeholder
+reaches the agent exactly as the upstream sent it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class StreamRestorer:
 
     # -- events ---------------------------------------------------------------------------
     def _line_out(self, line: bytes) -> bytes:
+        if not self._held and b"<" not in line and b"\\u003c" not in line.lower():
+            return line  # no placeholder can start here and none is pending: bytes unchanged
         text = line.strip()
         if not text.startswith(b"data:"):
             return line

@@ -14,7 +14,7 @@ Prints p50/p99 per call (first call of an attempt and all calls) and per restore
 detector. Nothing here is timed in a test: the figures go in the README.
 
 ``--recall`` also scores each detector over the whole suite's cloud-visible text (every task's
-instruction and environment files, whole): of the declared items present in that text, the
+instruction and environment files, each cut where the tools cut what they return): of the declared items present in that text, the
 share whose every occurrence the detector covers, per declared kind, and the share of flagged
 values that are declared items. These are the figures ``sim/privacy_guard.py`` models with.
 """
@@ -31,6 +31,7 @@ from agbench.live.architectures import system_prompt
 from agbench.live.privacy.detectors import DeclaredDetector, DeclaredItem, make_detector
 from agbench.live.privacy.guard import AttemptGuard, GuardSettings
 from agbench.live.privacy.stream import StreamRestorer
+from agbench.live.tools.base import MAX_OUTPUT_CHARS
 from agbench.task import Task, load_suite, select_tasks
 
 FILE_CHARS = 4000
@@ -47,7 +48,7 @@ def _files(task: Task, whole: bool = False) -> list[str]:
         if path.is_file() and path.stat().st_size < 1_000_000:
             try:
                 text = path.read_text(encoding="utf-8")
-                texts.append(text if whole else text[:FILE_CHARS])
+                texts.append(text[:MAX_OUTPUT_CHARS] if whole else text[:FILE_CHARS])
             except UnicodeDecodeError:
                 continue
     return texts or [task.instruction]
@@ -132,8 +133,11 @@ def static_recall(tasks: list[Task], settings: GuardSettings) -> None:
         fp += sum(not v for v in flagged.values())
     by_kind = ", ".join(f"{k} {kept[k]}/{carried[k]} = {kept[k] / carried[k]:.2f}" for k in sorted(carried))
     total = sum(kept.values()) / max(1, sum(carried.values()))
+    precision = tp / max(1, tp + fp)
     print(
-        f"{settings.detector.name:9s} recall {total:.3f} ({by_kind}); precision {tp / max(1, tp + fp):.3f} ({tp}/{tp + fp} flagged values)"
+        f"{settings.detector.name:9s} recall {total:.3f} ({by_kind}); "
+        f"precision {precision:.3f} ({tp}/{tp + fp} flagged values)",
+        flush=True,
     )
 
 
@@ -167,7 +171,8 @@ def main() -> None:
             f"{name:9s} per call: p50 {percentile(ms, 0.5):.3f} ms  p99 {percentile(ms, 0.99):.3f} ms  "
             f"mean {statistics.fmean(ms):.3f} ms ({len(ms)} calls) | first call of an attempt: "
             f"p50 {percentile([s * 1000 for s in first], 0.5):.3f} ms | restore of a streamed answer: "
-            f"p50 {percentile([s * 1000 for s in restores], 0.5):.3f} ms"
+            f"p50 {percentile([s * 1000 for s in restores], 0.5):.3f} ms",
+            flush=True,
         )
 
 

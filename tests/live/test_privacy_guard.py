@@ -58,7 +58,8 @@ def test_a_placeholder_split_across_events_and_reads_is_restored_whole(piece: in
         + restorer.close()
     )
     assert _content(out) == f"Send it to {EMAIL} now; 2 < 3 and <b> and {EMAIL}"
-    assert "<EMAIL_1>" not in out.decode() and out.endswith(b"data: [DONE]\n\n")
+    assert "<EMAIL_1>" not in out.decode()
+    assert out.endswith(b"data: [DONE]\n\n")
 
 
 def test_held_text_of_a_stream_cut_before_its_end_is_released() -> None:
@@ -90,7 +91,9 @@ def test_the_guard_redacts_every_message_part_with_stable_placeholders() -> None
         {**body, "messages": [*body["messages"], {"role": "user", "content": EMAIL.upper()}]}
     ).body
     text = json.dumps(again)
-    assert EMAIL not in json.dumps(first) and "wqzt" not in text and EMAIL.upper() not in text
+    assert EMAIL not in json.dumps(first)
+    assert "wqzt" not in text
+    assert EMAIL.upper() not in text
     assert json.loads(first["messages"][1]["tool_calls"][0]["function"]["arguments"]) == {"to": "<EMAIL_1>"}
     assert again["messages"][-1]["content"] == "<EMAIL_1>"
     assert first["messages"][2]["content"] == "token: <SECRET_1>"
@@ -103,7 +106,8 @@ def test_block_refuses_only_requests_with_a_detected_span() -> None:
     guard = AttemptGuard(GuardSettings.of("block", "declared"), DECLARED)
     assert not guard.request({"messages": [{"role": "user", "content": "nothing here"}]}).blocked
     decision = guard.request({"messages": [{"role": "user", "content": f"mail {EMAIL}"}]})
-    assert "1 EMAIL" in decision.blocked and EMAIL not in decision.blocked
+    assert "1 EMAIL" in decision.blocked
+    assert EMAIL not in decision.blocked
     assert guard.stats.blocked_calls == 1
 
 
@@ -132,8 +136,12 @@ def test_presidio_finds_shapes_and_credentials_without_knowing_the_task() -> Non
     guard = AttemptGuard(GuardSettings.of("redact", "presidio"), DECLARED)
     text = f"Nils Ekdahl <{EMAIL}>, IBAN SE45 5000 0000 0583 9825 7466, other@mail.example\npassword = 'wqzt-mbnv-kkrf-0194'"
     out = guard.request({"messages": [{"role": "user", "content": text}]}).body["messages"][0]["content"]
-    assert EMAIL not in out and "SE45" not in out and "wqzt" not in out
-    assert "<EMAIL_1>" in out and "<IBAN_1>" in out and "<SECRET_1>" in out
+    assert EMAIL not in out
+    assert "SE45" not in out
+    assert "wqzt" not in out
+    assert "<EMAIL_1>" in out
+    assert "<IBAN_1>" in out
+    assert "<SECRET_1>" in out
     assert "Nils Ekdahl" in out  # no named-entity model: names are not detected
     assert guard.stats.true_positive == {"personal_identifier": 1, "credential": 1}
     assert guard.stats.false_positive == {"EMAIL": 1, "IBAN": 1}  # not declared items of this task

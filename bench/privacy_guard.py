@@ -103,13 +103,14 @@ def static_recall(tasks: list[Task], settings: GuardSettings) -> None:
     carried: Counter[str] = Counter()
     kept: Counter[str] = Counter()
     tp = fp = 0
+    false_labels: Counter[str] = Counter()
     for task in tasks:
         declared = tuple(DeclaredItem(i.item, i.kind) for i in task.sensitive_items)
         detector = make_detector(settings.detector, declared)
         reference = DeclaredDetector(declared)
         texts = [task.instruction, *_files(task, whole=True)]
         found = {d.item: [False, False] for d in declared}  # present, every occurrence covered
-        flagged: dict[str, bool] = {}
+        flagged: dict[str, tuple[bool, str]] = {}
         for text in texts:
             spans = detector.spans(text)
             for span in spans:
@@ -129,14 +130,16 @@ def static_recall(tasks: list[Task], settings: GuardSettings) -> None:
             if present:
                 carried[item.kind] += 1
                 kept[item.kind] += covered
-        tp += sum(flagged.values())
-        fp += sum(not v for v in flagged.values())
+        tp += sum(hit for hit, _ in flagged.values())
+        fp += sum(not hit for hit, _ in flagged.values())
+        false_labels.update(label for hit, label in flagged.values() if not hit)
     by_kind = ", ".join(f"{k} {kept[k]}/{carried[k]} = {kept[k] / carried[k]:.2f}" for k in sorted(carried))
     total = sum(kept.values()) / max(1, sum(carried.values()))
     precision = tp / max(1, tp + fp)
     print(
         f"{settings.detector.name:9s} recall {total:.3f} ({by_kind}); "
-        f"precision {precision:.3f} ({tp}/{tp + fp} flagged values)",
+        f"precision {precision:.3f} ({tp}/{tp + fp} flagged values; false positives by label: "
+        f"{', '.join(f'{k} {n}' for k, n in false_labels.most_common())})",
         flush=True,
     )
 
@@ -147,12 +150,15 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--detector", default="declared,presidio")
     parser.add_argument("--recall", action="store_true", help="also score the detectors over the suite")
+    parser.add_argument("--recall-only", action="store_true", help="only score the detectors")
     args = parser.parse_args()
-    if args.recall:
+    if args.recall or args.recall_only:
         suite = load_suite(None)
         print(f"detector recall over the suite's text ({len(suite)} tasks)")
         for name in args.detector.split(","):
             static_recall(suite, GuardSettings.of("redact", name))
+        if args.recall_only:
+            return
     tasks = select_tasks(load_suite(None), limit=args.tasks, seed=0)
     print(f"{len(tasks)} tasks, {args.turns} calls per attempt, redact mode")
     for name in args.detector.split(","):

@@ -9,7 +9,7 @@ simulated deployment's objectives:
 - success × (1 − success_cost), the measured share of successes the redaction cost (0 on the
   replay agent, whose decisions never depend on a value; a model-driven comparison of
   ``agbench report RUN_OFF RUN_GUARD`` measures it for a real model);
-- every cloud call takes the guard's added latency per call longer (the bench's p50), so each
+- every cloud call takes the guard's added latency per call longer (the bench's mean), so each
   task's completion time grows by its cloud calls × that latency, and the suite's time by the
   total over the tasks in flight.
 
@@ -46,14 +46,21 @@ class GuardModel:
 
 
 GUARDS: dict[str, GuardModel] = {
-    # redact with the task's declared items: every item kept from the cloud (bench --recall).
-    "declared": GuardModel("declared", dict.fromkeys(KIND_MIX, 1.0), 0.0, 0.00013),
-    # redact with Presidio + detect-secrets (bench/privacy_guard.py --recall, p50 per call).
+    # redact with the task's declared items: every item kept from the cloud; the bench's mean
+    # added time per call (``bench/privacy_guard.py --recall``, README "Performance").
+    "declared": GuardModel("declared", dict.fromkeys(KIND_MIX, 1.0), 0.0, 0.00054),
+    # redact with Presidio + detect-secrets: recall per kind over the suite's text (names are not
+    # detected, hence personal identifiers 27/74), mean added time per call 80.5 ms.
     "presidio": GuardModel(
         "presidio",
-        {"personal_identifier": 0.0, "personal_record": 0.0, "credential": 0.0, "business_confidential": 0.0},
+        {
+            "personal_identifier": 0.36,
+            "personal_record": 0.26,
+            "credential": 0.35,
+            "business_confidential": 0.0,
+        },
         0.0,
-        0.040,
+        0.0805,
     ),
 }
 GUARD_CHOICES = ("off", *GUARDS)
@@ -69,18 +76,15 @@ def guarded(
     tasks = [r for r in runs if isinstance(r, TaskRun) and r.status != Status.INTERRUPTED]
     calls = sum(r.cloud_calls for r in tasks)
     added_s = calls * model.latency_s
-    suite_s = (
-        objectives["success"]
-        and objectives["goodput"]
-        and (objectives["success"] * len(tasks) / objectives["goodput"] * 3600)
-    )
     out = dict(objectives)
     out["exposure"] = objectives["exposure"] * (1.0 - model.recall)
     out["success"] = objectives["success"] * (1.0 - model.success_cost)
     out["mean_completion"] = objectives["mean_completion"] + (added_s / len(tasks) if tasks else 0.0)
-    if suite_s:
-        stretched = suite_s + added_s / max(1, concurrency)
-        out["goodput"] = out["success"] * len(tasks) / stretched * 3600
+    successes = objectives["success"] * len(tasks)
+    if successes and objectives["goodput"]:  # goodput = successes / suite hours: stretch the suite
+        suite_s = successes / objectives["goodput"] * 3600
+        stretched_s = suite_s + added_s / max(1, concurrency)  # the tasks in flight wait in parallel
+        out["goodput"] = out["success"] * len(tasks) / stretched_s * 3600
     return out
 
 

@@ -56,10 +56,10 @@ def _ratio(num: float, den: float) -> float | None:
 
 def guard_figures(lines: list[dict[str, Any]], rows: pd.DataFrame) -> dict[str, Any] | None:
     """One configuration's ``privacy_guard`` object from its counted attempts ``rows``."""
-    counted = {
-        (str(r.device), str(r.architecture), int(r.concurrency), str(r.task), int(r.attempt)): str(r.status)
-        for r in rows.itertuples()
-    }
+    columns = [
+        rows[c].astype(str) for c in ("device", "architecture", "concurrency", "task", "attempt", "status")
+    ]
+    counted = {(d, a, int(c), t, int(n)): status for d, a, c, t, n, status in zip(*columns, strict=True)}
     mine = [(line, counted[k]) for line in lines if (k := tuple(line.get(n) for n in _KEYS)) in counted]
     if not mine:
         return None

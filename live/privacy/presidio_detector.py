@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from agbench.errors import AgbenchError
@@ -86,13 +87,13 @@ def _analyzer(entities: tuple[str, ...]) -> Any:
     logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
     offline = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, extra_suffixes=RESERVED_SUFFIXES)
 
-    class OfflineEmailRecognizer(EmailRecognizer):  # type: ignore[misc]
+    class OfflineEmailRecognizer(EmailRecognizer):
         """Presidio's e-mail recogniser with its domain check on the bundled suffix list."""
 
         def validate_result(self, pattern_text: str) -> bool:
             return bool(offline(pattern_text).fqdn)
 
-    recognizers = {
+    recognizers: dict[str, Callable[[], Any]] = {
         "EMAIL_ADDRESS": lambda: OfflineEmailRecognizer(),
         "PHONE_NUMBER": lambda: PhoneRecognizer(supported_regions=PHONE_REGIONS),
         "IBAN_CODE": IbanRecognizer,

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from agbench.errors import AgbenchError
 from agbench.live.privacy.spans import Span, settle
 
-EXTRA = "pip install 'agbench[privacy]' (presidio-analyzer, presidio-anonymizer, detect-secrets)"
+EXTRA = "pip install 'agbench[privacy]' (presidio-analyzer, detect-secrets)"
 #: Presidio entity -> placeholder label.
 ENTITY_LABELS = {
     "EMAIL_ADDRESS": "EMAIL",

@@ -147,6 +147,16 @@ def test_presidio_finds_shapes_and_credentials_without_knowing_the_task() -> Non
     assert guard.stats.false_positive == {"EMAIL": 1, "IBAN": 1}  # not declared items of this task
 
 
+def test_presidio_without_its_extra_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from agbench.live.privacy.presidio_detector import PresidioDetector
+
+    monkeypatch.setitem(sys.modules, "presidio_analyzer", None)  # as if not installed
+    with pytest.raises(AgbenchError, match=r"agbench\[privacy\]"):
+        PresidioDetector(("EMAIL_ADDRESS",))
+
+
 def _rows(*tasks: tuple[str, str]) -> pd.DataFrame:
     return pd.DataFrame(
         [

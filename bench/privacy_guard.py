@@ -113,11 +113,11 @@ def static_recall(tasks: list[Task], settings: GuardSettings) -> None:
         flagged: dict[str, tuple[bool, str]] = {}
         for text in texts:
             spans = detector.spans(text)
+            declared_spans = reference.spans(text)
             for span in spans:
                 value = text[span.start : span.end].casefold()
-                flagged[value] = flagged.get(value, False) or any(
-                    d.overlaps(span) for d in reference.spans(text)
-                )
+                hit = any(d.overlaps(span) for d in declared_spans)
+                flagged[value] = (flagged.get(value, (False, ""))[0] or hit, span.label)
             for item in declared:
                 one = DeclaredDetector([item])
                 for occurrence in one.spans(text):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agbench.errors import AgbenchError
 from agbench.records import TaskRun
 from agbench.status import Status
 
@@ -66,6 +67,14 @@ GUARDS: dict[str, GuardModel] = {
 GUARD_CHOICES = ("off", *GUARDS)
 
 
+def guard_axis(where: str, values: list[object]) -> list[str]:
+    """A what-if spec's ``[space].guard`` values, checked (one-line error naming the file)."""
+    bad = [v for v in values if v not in GUARD_CHOICES]
+    if bad:
+        raise AgbenchError(f"{where}: [space].guard must list {', '.join(GUARD_CHOICES)}, got {bad}")
+    return [str(v) for v in values]
+
+
 def guarded(
     objectives: dict[str, float], guard: str | None, runs: Sequence[object], concurrency: int
 ) -> dict[str, float]:
@@ -88,4 +97,4 @@ def guarded(
     return out
 
 
-__all__ = ["GUARDS", "GUARD_CHOICES", "KIND_MIX", "GuardModel", "guarded"]
+__all__ = ["GUARDS", "GUARD_CHOICES", "KIND_MIX", "GuardModel", "guard_axis", "guarded"]

@@ -202,12 +202,9 @@ def _axis(where: str, name: str, values: Any) -> list[Any]:
         except ValueError as exc:
             raise AgbenchError(f"{where}: [space].arch: {exc}") from None
     if name == "guard":
-        from agbench.sim.privacy_guard import GUARD_CHOICES
+        from agbench.sim.privacy_guard import guard_axis
 
-        bad = [v for v in values if v not in GUARD_CHOICES]
-        if bad:
-            raise AgbenchError(f"{where}: [space].guard must list {', '.join(GUARD_CHOICES)}, got {bad}")
-        return [str(v) for v in values]
+        return guard_axis(where, values)
     if name == "kv":
         bad = [v for v in values if v not in ("unified", "per-slot")]
         if bad:

@@ -1,4 +1,4 @@
-"""How well the simulator predicts live runs it never saw: issue 12's held-out figures.
+"""How well the simulator predicts live runs it never saw: the held-out figures.
 
     .venv/bin/python bench/fidelity.py [RUN_DIR ...] [--fit 1,2] [--fit-levels 2] [--out DIR]
 
@@ -36,7 +36,7 @@ REFERENCES = (REFERENCE_DIR / "run", REFERENCE_DIR / "model", REFERENCE_DIR / "l
 
 @dataclass(frozen=True)
 class Target:
-    """One of issue 12's targets. ``pct``: the held-out MAPE is at most ``bound`` %;
+    """One fidelity target. ``pct``: the held-out MAPE is at most ``bound`` %;
     ``each_pct``: every held-out row is within ``bound`` %; ``abs``: every held-out row's
     absolute difference is at most ``bound`` (counts per configuration)."""
 

@@ -27,6 +27,7 @@ from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
+from agbench.results import ConfigurationSummary, RunSummary
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
 from agbench.sim.profiles import load_toml
@@ -65,12 +66,10 @@ METRICS: tuple[Metric, ...] = (
 )
 
 
-def _get(entry: dict[str, Any], path: tuple[str, ...]) -> float | None:
+def _get(entry: ConfigurationSummary, path: tuple[str, ...]) -> float | None:
     value: Any = entry
-    for key in path:
-        if not isinstance(value, dict) or key not in value:
-            return None
-        value = value[key]
+    for key in path:  # model fields, then keys of a figure table (failures by status)
+        value = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
     if value is None:
         return None
     try:
@@ -109,7 +108,7 @@ def run_trajectories(run_dir: Path, meta: RunMeta | dict[str, Any]) -> Trajector
 
 def simulate_run(
     run_dir: Path, profile_path: Path, scenario: str = DEFAULT_SCENARIO, seed: int | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[RunSummary, RunSummary]:
     """(live summary, simulated summary) of one live run directory; ``seed`` defaults to the
     live run's own (it fixes the task order)."""
     store = RunStore.open(run_dir)
@@ -121,8 +120,8 @@ def simulate_run(
     check_task_order(run_dir, meta.task_order, workload, seed)
     records: list[Any] = []
     servers = meta.local.servers if meta.local is not None else {}
-    for entry in live["configurations"]:
-        conc = int(entry["concurrency"])
+    for entry in live.configurations:
+        conc = entry.concurrency
         sc = load_scenario(scenario).with_profile(profile_path)
         settings = servers.get(str(conc))
         if settings is not None:
@@ -135,15 +134,15 @@ def simulate_run(
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
         sc.profile.behaviour.hcl_sub_agent = recorded_sub_agent(meta.options).value
         runs = live_tables["task_runs"]
-        mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry["architecture"])]
+        mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry.architecture.value)]
         ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}
         result = simulate(
             sc.profile,
-            entry["architecture"],
+            entry.architecture.value,
             conc,
             seed,
             workload,
-            device=entry["device"],
+            device=entry.device,
             run_id=f"sim-{run_dir.name}",
             # the live monitors' interval: a sampled peak is compared with a sampled peak
             sample_interval_s=float(meta.options.get("sample_interval_s") or 0.5),
@@ -174,15 +173,15 @@ def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, s
     return True
 
 
-def compare(pairs: list[tuple[dict[str, Any], dict[str, Any]]], fit_levels: list[int]) -> dict[str, Any]:
+def compare(pairs: list[tuple[RunSummary, RunSummary]], fit_levels: list[int]) -> dict[str, Any]:
     """Per metric: one row per configuration (live, sim, signed % error) and the MAPE."""
     metrics: dict[str, Any] = {}
     for metric in METRICS:
         rows: list[dict[str, Any]] = []
         for live, sim in pairs:
-            sim_by_key = {(c["architecture"], c["concurrency"]): c for c in sim["configurations"]}
-            for entry in live["configurations"]:
-                key = (entry["architecture"], entry["concurrency"])
+            sim_by_key = {(c.architecture.value, c.concurrency): c for c in sim.configurations}
+            for entry in live.configurations:
+                key = (entry.architecture.value, entry.concurrency)
                 live_value = _get(entry, metric.path)
                 sim_value = _get(sim_by_key[key], metric.path) if key in sim_by_key else None
                 if live_value is None or sim_value is None:
@@ -190,7 +189,7 @@ def compare(pairs: list[tuple[dict[str, Any], dict[str, Any]]], fit_levels: list
                 error = (sim_value - live_value) / abs(live_value) * 100.0 if live_value != 0 else None
                 rows.append(
                     {
-                        "run": live.get("run_id", ""),
+                        "run": live.run_id,
                         "architecture": key[0],
                         "concurrency": key[1],
                         "held_out": key[1] not in fit_levels,

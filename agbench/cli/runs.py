@@ -9,8 +9,10 @@ from typing import Any
 import click
 
 from agbench.cli.app import F, main, one_line_errors
-from agbench.config import parse_architectures, parse_concurrency
+from agbench.cli.build_network import build_network_option
+from agbench.config import SANDBOX_BACKENDS, AgentKind, choices, parse_architectures, parse_concurrency
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import SubAgentMemory
 
 
 def _run_options(func: F) -> F:
@@ -90,12 +92,12 @@ def _run_options(func: F) -> F:
         click.option("--local-threads", type=click.IntRange(min=1), default=None),
         click.option(
             "--agent",
-            type=click.Choice(["model", "replay", "oracle", "null"]),
+            type=click.Choice(choices(AgentKind)),
             default="model",
             show_default=True,
         ),
         click.option("--trajectories", type=click.Path(path_type=Path), default=None),
-        click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
+        click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True),
         click.option(
             "--time-limit",
             "--timeout",
@@ -193,7 +195,7 @@ def _run_options(func: F) -> F:
         ),
         click.option(
             "--hcl-sub-agent",
-            type=click.Choice(["persistent", "fresh"]),
+            type=click.Choice(choices(SubAgentMemory)),
             default="persistent",
             show_default=True,
             help="HCL's local sub-agent keeps its history across delegations (the paper's) or starts fresh.",
@@ -312,6 +314,7 @@ def _sweep(
     help="Tasks in flight at once.",
 )
 @_run_options
+@build_network_option
 @one_line_errors
 def run(arch: str, concurrency: int, **kwargs: Any) -> None:
     """Run the suite under one configuration."""
@@ -329,6 +332,7 @@ def run(arch: str, concurrency: int, **kwargs: Any) -> None:
     help="Devices a,b: each one's configurations run on the Ray node with resource device:<name>.",
 )
 @_run_options
+@build_network_option
 @one_line_errors
 def sweep(
     archs: str,

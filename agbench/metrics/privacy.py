@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agbench.results.summary import ConfigurationSummary, PrivacyGuardSummary, RunSummary
+
 GUARD_FILE = "privacy_guard.jsonl"
 _KEYS = ("device", "architecture", "concurrency", "task", "attempt")
 
@@ -54,7 +56,7 @@ def _ratio(num: float, den: float) -> float | None:
     return round(num / den, 6) if den else None
 
 
-def guard_figures(lines: list[dict[str, Any]], rows: pd.DataFrame) -> dict[str, Any] | None:
+def guard_figures(lines: list[dict[str, Any]], rows: pd.DataFrame) -> PrivacyGuardSummary | None:
     """One configuration's ``privacy_guard`` object from its counted attempts ``rows``."""
     columns = [
         rows[c].astype(str) for c in ("device", "architecture", "concurrency", "task", "attempt", "status")
@@ -87,58 +89,59 @@ def guard_figures(lines: list[dict[str, Any]], rows: pd.DataFrame) -> dict[str, 
         (line, status) for line, status in mine if line.get("redacted_spans") or line.get("blocked_calls")
     ]
     ms = np.asarray(seconds) * 1000.0
-    return {
-        "mode": first.get("mode"),
-        "detector": first.get("detector"),
-        "entities": first.get("entities") or [],
-        "threshold": first.get("threshold"),
-        "attempts": len(mine),
-        "calls": sum(int(line.get("calls", 0)) for line, _ in mine),
-        "exposure_ratio_unguarded": min(1.0, len(unguarded_pairs) / total) if total else 0.0,
-        "sensitive_in_requests": len(unguarded_pairs),
-        "recall": _ratio(sum(kept.values()), sum(carried.values())),
-        "recall_by_kind": {k: _ratio(kept[k], carried[k]) for k in sorted(carried)},
-        "precision": _ratio(sum(tp.values()), flagged),
-        "true_positive_by_kind": dict(sorted(tp.items())),
-        "false_positive_by_label": dict(sorted(fp.items())),
-        "redacted_spans": sum(int(line.get("redacted_spans", 0)) for line, _ in mine),
-        "blocked_calls": sum(int(line.get("blocked_calls", 0)) for line, _ in mine),
-        "blocked_attempts": sum(1 for line, _ in mine if line.get("blocked_calls")),
-        "failed_with_guard": sum(1 for _, status in touched if status != "success"),
-        "success_cost": None,
-        "guard_ms_p50": round(float(np.percentile(ms, 50)), 4) if len(ms) else None,
-        "guard_ms_p99": round(float(np.percentile(ms, 99)), 4) if len(ms) else None,
-    }
+    return PrivacyGuardSummary(
+        mode=str(first.get("mode")),
+        detector=str(first.get("detector")),
+        entities=first.get("entities") or [],
+        threshold=first.get("threshold"),
+        attempts=len(mine),
+        calls=sum(int(line.get("calls", 0)) for line, _ in mine),
+        exposure_ratio_unguarded=min(1.0, len(unguarded_pairs) / total) if total else 0.0,
+        sensitive_in_requests=len(unguarded_pairs),
+        recall=_ratio(sum(kept.values()), sum(carried.values())),
+        recall_by_kind={k: _ratio(kept[k], carried[k]) for k in sorted(carried)},
+        precision=_ratio(sum(tp.values()), flagged),
+        true_positive_by_kind=dict(sorted(tp.items())),
+        false_positive_by_label=dict(sorted(fp.items())),
+        redacted_spans=sum(int(line.get("redacted_spans", 0)) for line, _ in mine),
+        blocked_calls=sum(int(line.get("blocked_calls", 0)) for line, _ in mine),
+        blocked_attempts=sum(1 for line, _ in mine if line.get("blocked_calls")),
+        failed_with_guard=sum(1 for _, status in touched if status != "success"),
+        success_cost=None,
+        guard_ms_p50=round(float(np.percentile(ms, 50)), 4) if len(ms) else None,
+        guard_ms_p99=round(float(np.percentile(ms, 99)), 4) if len(ms) else None,
+    )
 
 
-def add_guard_figures(summary: dict[str, Any], lines: list[dict[str, Any]], counted: pd.DataFrame) -> None:
-    """Each configuration of ``summary`` gets its ``privacy_guard`` object, where it had a guard."""
+def add_guard_figures(summary: RunSummary, lines: list[dict[str, Any]], counted: pd.DataFrame) -> None:
+    """Each configuration of ``summary`` gets its ``privacy_guard`` figures, where it had a guard."""
     if not lines:
         return
-    for conf in summary["configurations"]:
+    for conf in summary.configurations:
         rows = counted[
-            (counted["device"].astype(str) == conf["device"])
-            & (counted["architecture"].astype(str) == conf["architecture"])
-            & (counted["concurrency"].astype(int) == int(conf["concurrency"]))
+            (counted["device"].astype(str) == conf.device)
+            & (counted["architecture"].astype(str) == conf.architecture.value)
+            & (counted["concurrency"].astype(int) == conf.concurrency)
         ]
         figures = guard_figures(lines, rows)
         if figures is not None:
-            conf["privacy_guard"] = figures
+            conf.privacy_guard = figures
 
 
-def with_success_cost(configurations: list[dict[str, Any]]) -> None:
+def with_success_cost(configurations: list[ConfigurationSummary]) -> None:
     """Where a guarded configuration sits beside an unguarded run of the same device, architecture
-    and concurrency (a comparison), its ``success_cost`` = unguarded success rate - guarded."""
-    plain = {
-        (c["device"], c["architecture"], c["concurrency"]): c["success_rate"]
-        for c in configurations
-        if not c.get("privacy_guard")
-    }
+    and concurrency (a comparison), its ``success_cost`` = unguarded success rate - guarded.
+
+    The guarded configuration gets its own copy of the guard figures (a comparison's
+    configurations are shallow copies of the runs' own)."""
+    plain = {c.key: c.success_rate for c in configurations if c.privacy_guard is None}
     for conf in configurations:
-        guard = conf.get("privacy_guard")
-        key = (conf["device"], conf["architecture"], conf["concurrency"])
-        if guard and key in plain:
-            guard["success_cost"] = round(plain[key] - conf["success_rate"], 6)
+        guard = conf.privacy_guard
+        unguarded = plain.get(conf.key)
+        if guard is None or unguarded is None or conf.success_rate is None:
+            continue
+        cost = round(unguarded - conf.success_rate, 6)
+        conf.privacy_guard = guard.model_copy(update={"success_cost": cost})
 
 
 __all__ = ["GUARD_FILE", "add_guard_figures", "guard_figures", "read_guard_lines", "with_success_cost"]

@@ -4,27 +4,29 @@ cloud, how well its detector did against the declared items, and what it cost.""
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from agbench.results.summary import ConfigurationSummary
 
-def _pct(value: Any) -> str:
+
+def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * float(value):.1f}%"
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{float(value):.3g}"
 
 
-def _by(mapping: Any, fmt: Any = str) -> str:
-    if not isinstance(mapping, dict) or not mapping:
+def _by(mapping: Mapping[str, Any], fmt: Callable[[Any], str] = str) -> str:
+    if not mapping:
         return "–"
     return ", ".join(f"{html.escape(str(k))} {fmt(v)}" for k, v in mapping.items())
 
 
-def privacy_section(configs: Sequence[dict[str, Any]]) -> str:
+def privacy_section(configs: Sequence[ConfigurationSummary]) -> str:
     """A table per guarded configuration; "" when no configuration ran with a guard."""
-    rows = [c for c in configs if isinstance(c.get("privacy_guard"), dict)]
+    rows = [(c, c.privacy_guard) for c in configs if c.privacy_guard is not None]
     if not rows:
         return ""
     head = (
@@ -34,21 +36,20 @@ def privacy_section(configs: Sequence[dict[str, Any]]) -> str:
         "<th>success cost</th><th>guard ms p50 / p99</th></tr>"
     )
     body = []
-    for c in rows:
-        g = c["privacy_guard"]
-        label = f"{c.get('architecture')} C{c.get('concurrency')} {c.get('device')}"
-        if c.get("tag"):
-            label = f"{c['tag']}: {label}"
+    for c, g in rows:
+        label = f"{c.architecture.value} C{c.concurrency} {c.device}"
+        if c.tag:
+            label = f"{c.tag}: {label}"
         body.append(
             f'<tr><td class="l">{html.escape(label)}</td>'
-            f"<td>{html.escape(str(g.get('mode')))} / {html.escape(str(g.get('detector')))}</td>"
-            f"<td>{_pct(g.get('exposure_ratio_unguarded'))} → {_pct(c.get('exposure_ratio'))}</td>"
-            f"<td>{_pct(g.get('recall'))}</td><td>{_by(g.get('recall_by_kind'), _pct)}</td>"
-            f"<td>{_pct(g.get('precision'))}</td><td>{_by(g.get('false_positive_by_label'))}</td>"
-            f"<td>{g.get('redacted_spans', 0)}</td>"
-            f"<td>{g.get('blocked_calls', 0)} ({g.get('blocked_attempts', 0)})</td>"
-            f"<td>{g.get('failed_with_guard', 0)}</td><td>{_pct(g.get('success_cost'))}</td>"
-            f"<td>{_num(g.get('guard_ms_p50'))} / {_num(g.get('guard_ms_p99'))}</td></tr>"
+            f"<td>{html.escape(g.mode)} / {html.escape(g.detector)}</td>"
+            f"<td>{_pct(g.exposure_ratio_unguarded)} → {_pct(c.exposure_ratio)}</td>"
+            f"<td>{_pct(g.recall)}</td><td>{_by(g.recall_by_kind, _pct)}</td>"
+            f"<td>{_pct(g.precision)}</td><td>{_by(g.false_positive_by_label)}</td>"
+            f"<td>{g.redacted_spans}</td>"
+            f"<td>{g.blocked_calls} ({g.blocked_attempts})</td>"
+            f"<td>{g.failed_with_guard}</td><td>{_pct(g.success_cost)}</td>"
+            f"<td>{_num(g.guard_ms_p50)} / {_num(g.guard_ms_p99)}</td></tr>"
         )
     note = (
         "<p>exposure without the guard: what the cloud-bound requests carried before the guard; with: "

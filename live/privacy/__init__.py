@@ -14,7 +14,8 @@ concept:
 - ``rewrite``: which strings of a request are rewritten, and restoring a whole answer;
 - ``stream``: restoring an SSE answer with placeholders split across chunks;
 - ``guard``: the policy, one attempt's guard and its counters;
-- ``relay_hooks``: the calls the proxy makes (decision, a refused call's measurement);
+- the proxy's calls into the guard (a decision, a refused call's measurement) live in
+  ``live/proxy/privacy_hooks.py``: this package never imports the proxy;
 - ``report_lines``: ``privacy_guard.jsonl``, the per-attempt counters summary.json reads.
 
 docs/privacy.md describes the metrics (exposure with and without the guard, the detector's

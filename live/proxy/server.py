@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from agbench.attempt import AttemptKey, ErrorClass
 from agbench.live.privacy.guard import BLOCKED_ERROR, GuardDecision
-from agbench.live.privacy.relay_hooks import blocked_result, guard_request
 from agbench.live.proxy.agent_http import (
     MAX_HEADER_BYTES,
     AgentConnection,
@@ -42,6 +41,7 @@ from agbench.live.proxy.attempts import AttemptContext, AttemptRegistry
 from agbench.live.proxy.call_record import CallRecord
 from agbench.live.proxy.chat_relay import ChatRequest, relay_chat, watching_agent
 from agbench.live.proxy.http1 import Http1Pool, MalformedResponse
+from agbench.live.proxy.privacy_hooks import blocked_result, guard_request
 from agbench.live.proxy.raw_log import RawLogWriter, raw_log_line
 from agbench.live.proxy.upstream import Upstream, relayed_headers
 from agbench.live.secrets import Redactor

@@ -37,10 +37,11 @@ from typing import Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.resources import shipped_dir
 from agbench.shipped import find_toml, shipped_names
 from agbench.sim.profiles import load_toml
 
-SPEC_DIR = Path(__file__).resolve().parent / "specs"
+SPEC_DIR = shipped_dir("whatif-specs")
 
 #: Effective bits per weight of llama.cpp's quantisation types (block scales included).
 WEIGHT_BITS: dict[str, float] = {

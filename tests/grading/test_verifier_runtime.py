@@ -31,7 +31,8 @@ def run_verifier(
     work = tmp_path / "work"
     verifier.mkdir(exist_ok=True)
     work.mkdir(exist_ok=True)
-    shutil.copy(GRADING_DIR / "agbench_grading.py", verifier)
+    for module in GRADING_DIR.glob("*.py"):  # agbench_grading and its grading_* parts
+        shutil.copy(module, verifier)
     (verifier / "verify.py").write_text(textwrap.dedent(body))
     (verifier / "answer.txt").write_text(answer)
     proc = subprocess.run(

@@ -15,6 +15,7 @@ from agbench.live.privacy.guard import AttemptGuard, GuardSettings
 from agbench.live.privacy.placeholders import PlaceholderMap
 from agbench.live.privacy.stream import StreamRestorer
 from agbench.metrics.privacy import guard_figures, with_success_cost
+from agbench.results.summary import ConfigurationSummary, PrivacyGuardSummary
 
 EMAIL = "nils.ekdahl@hemma-mail.example"
 DECLARED = (DeclaredItem(EMAIL, "personal_identifier"), DeclaredItem("wqzt-mbnv-kkrf-0194", "credential"))
@@ -191,15 +192,51 @@ def test_summary_figures_count_items_per_kind_over_counted_attempts() -> None:
     ]  # fmt: skip
     g = guard_figures(lines, _rows(("a", "success"), ("b", "verification_failed")))
     assert g is not None
-    assert g["exposure_ratio_unguarded"] == pytest.approx(4 / 6)
-    assert g["recall"] == pytest.approx(3 / 4)
-    assert g["recall_by_kind"] == {"credential": 1.0, "personal_identifier": 1.0, "personal_record": 0.0}
-    assert g["precision"] == pytest.approx(2 / 4)
-    assert (g["redacted_spans"], g["failed_with_guard"], g["attempts"]) == (6, 1, 2)
-    assert g["guard_ms_p50"] == pytest.approx(2.0)
+    assert g.exposure_ratio_unguarded == pytest.approx(4 / 6)
+    assert g.recall == pytest.approx(3 / 4)
+    assert g.recall_by_kind == {"credential": 1.0, "personal_identifier": 1.0, "personal_record": 0.0}
+    assert g.precision == pytest.approx(2 / 4)
+    assert (g.redacted_spans, g.failed_with_guard, g.attempts) == (6, 1, 2)
+    assert g.guard_ms_p50 == pytest.approx(2.0)
+    assert g.success_cost is None
+    common = {
+        "device": "d",
+        "architecture": "CO",
+        "concurrency": 1,
+        "tasks": 2,
+        "suite_wall_s": 1.0,
+        "goodput_per_h": 1.0,
+    }
     configs = [
-        {"device": "d", "architecture": "CO", "concurrency": 1, "success_rate": 1.0},
-        {"device": "d", "architecture": "CO", "concurrency": 1, "success_rate": 0.5, "privacy_guard": g},
+        ConfigurationSummary(**common, success=2, success_rate=1.0),
+        ConfigurationSummary(**common, success=1, success_rate=0.5, privacy_guard=g),
     ]
     with_success_cost(configs)
-    assert g["success_cost"] == pytest.approx(0.5)
+    guarded = configs[1].privacy_guard
+    assert guarded is not None
+    assert guarded.success_cost == pytest.approx(0.5)
+    assert g.success_cost is None  # the run's own figures are not changed by a comparison
+    written = configs[1].to_json_dict()["privacy_guard"]
+    assert set(written) == set(PrivacyGuardSummary.model_fields)  # every figure is written
+    assert written["success_cost"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"privacy_guard": "hide"}, "--privacy-guard"),
+        ({"detector": "regex"}, "--detector "),
+        (
+            {"detector": "presidio", "detector_entities": ["EMAIL_ADDRESS", "NAME"]},
+            "'NAME' for --detector-entities",
+        ),
+        ({"detector_threshold": 1.5}, "--detector-threshold = 1.5"),
+    ],
+)
+def test_sweep_options_check_the_guard_fields(options: dict[str, Any], message: str) -> None:
+    from agbench.live.runner.options import SweepOptions, validate_options
+    from agbench.schema import ConfigError
+
+    with pytest.raises(ConfigError, match=message) as caught:
+        validate_options(SweepOptions(**options))
+    assert "\n" not in str(caught.value)

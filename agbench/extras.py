@@ -36,7 +36,7 @@ OPTIONAL_PARTS: tuple[OptionalPart, ...] = (
     OptionalPart("ray", "ray", "ray"),
     OptionalPart("notebooks (nbclient)", "nbclient", "notebooks"),
     OptionalPart("DuckDB (duckdb)", "duckdb", "duckdb"),
-    OptionalPart("Presidio analyzer (presidio-analyzer)", "presidio_analyzer", "privacy"),
+    OptionalPart("Presidio (presidio-analyzer)", "presidio_analyzer", "privacy"),
     OptionalPart("detect-secrets", "detect_secrets", "privacy"),
 )
 

@@ -240,3 +240,12 @@ def test_sweep_options_check_the_guard_fields(options: dict[str, Any], message: 
     with pytest.raises(ConfigError, match=message) as caught:
         validate_options(SweepOptions(**options))
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("module", ["presidio_analyzer", "detect_secrets.core", "tldextract"])
+def test_a_missing_privacy_module_names_its_extra(module: str) -> None:
+    from agbench.extras import missing_extra_message
+
+    message = missing_extra_message(ModuleNotFoundError(f"No module named {module!r}", name=module))
+    assert message is not None
+    assert "pip install 'agbench[privacy]'" in message

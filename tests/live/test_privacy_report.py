@@ -2,8 +2,11 @@
 published schema, and drawn in summary.html; a comparison with an unguarded run sets the
 success cost on the comparison only.
 
-The run is the committed reference run (copied), with ``privacy_guard.jsonl`` lines written by
-the live runner's own writer for its CO C = 1 attempts, as a guarded sweep leaves them.
+One run is a real guarded run (``agbench run --provider mock --arch CO --privacy-guard redact``:
+the mock provider behind the recording proxy, tools in bubblewrap); the other is the committed
+reference run (copied), with ``privacy_guard.jsonl`` lines written by the live runner's own
+writer for its CO C = 1 attempts, for figures the mock provider cannot produce (a detector that
+misses, false positives, a comparison).
 """
 
 from __future__ import annotations
@@ -14,18 +17,57 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from click.testing import CliRunner
 
 from agbench.attempt import AttemptKey
+from agbench.cli import main
 from agbench.config import Architecture, Configuration
 from agbench.live.privacy.report_lines import write_guard_line
 from agbench.metrics import read_tables
 from agbench.report import write_reports
 from agbench.results import ComparisonSummary, RunSummary, read_summary
 from agbench.store import RunStore
+from agbench.task import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "calibration" / "reference" / "run"
 KINDS = ["personal_identifier", "credential", "personal_record"]
+
+
+def _validate(document: dict[str, object]) -> None:
+    schema = json.loads((ROOT / "docs" / "summary.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(document)
+
+
+@pytest.mark.bwrap
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed")
+def test_a_guarded_run_keeps_the_items_from_the_cloud_and_reports_it(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    tasks = ["lf-largest-downloads", "sys-cron-backup"]
+    args = ["run", "--provider", "mock", "--mock-wrong-rate", "0", "--arch", "CO", "--out", str(out)]
+    args += [a for t in tasks for a in ("--task", t)] + ["--privacy-guard", "redact"]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+    document = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    _validate(document)
+    summary = read_summary(out / "summary.json")
+    assert isinstance(summary, RunSummary)
+    co = summary.configuration("CO", 1)
+    guard = co.privacy_guard
+    assert guard is not None
+    assert not guard.model_extra
+    assert (guard.mode, guard.detector, guard.attempts) == ("redact", "declared", 2)
+    assert guard.exposure_ratio_unguarded > 0  # the requests carried declared items...
+    assert guard.recall == 1.0
+    assert guard.redacted_spans > 0
+    assert co.exposure_ratio == 0.0  # ...and the cloud saw none of them
+    assert co.success == 2
+    raw = (out / "raw_responses.jsonl").read_text(encoding="utf-8")
+    values = [i.item for t in load_suite() if t.id in tasks for i in t.sensitive_items]
+    assert values
+    assert not [v for v in values if v in raw]  # the raw log holds what the cloud saw
+    assert "<h2>Privacy guard</h2>" in (out / "summary.html").read_text(encoding="utf-8")
 
 
 def _guarded_copy(dest: Path) -> Path:
@@ -54,15 +96,14 @@ def _guarded_copy(dest: Path) -> Path:
     return dest
 
 
-def test_guarded_run_summary_is_typed_and_declared(tmp_path: Path) -> None:
+def test_guard_figures_of_a_run_and_a_comparison(tmp_path: Path) -> None:
     guarded = _guarded_copy(tmp_path / "guarded")
     plain = tmp_path / "plain"
     shutil.copytree(REFERENCE, plain)
     write_reports([guarded, plain], tmp_path / "cmp")
 
     document = json.loads((guarded / "summary.json").read_text(encoding="utf-8"))
-    schema = json.loads((ROOT / "docs" / "summary.schema.json").read_text(encoding="utf-8"))
-    jsonschema.Draft202012Validator(schema).validate(document)
+    _validate(document)
     summary = read_summary(guarded / "summary.json")
     assert isinstance(summary, RunSummary)
     co1 = summary.configuration("CO", 1)

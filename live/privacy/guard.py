@@ -27,6 +27,7 @@ from agbench.errors import AgbenchError
 from agbench.live.privacy.detectors import DeclaredDetector, DeclaredItem, DetectorSettings, make_detector
 from agbench.live.privacy.placeholders import PlaceholderMap, _key
 from agbench.live.privacy.rewrite import map_request
+from agbench.vocabulary import ErrorClass
 
 
 class GuardMode(StrEnum):
@@ -35,8 +36,8 @@ class GuardMode(StrEnum):
     BLOCK = "block"
 
 
-#: ``model_calls.error_class`` of a request the guard refused (agbench.attempt.ErrorClass).
-BLOCKED_ERROR = "privacy_blocked"
+#: ``model_calls.error_class`` of a request the guard refused.
+BLOCKED_ERROR = ErrorClass.PRIVACY_BLOCKED.value
 
 
 @dataclass(frozen=True)

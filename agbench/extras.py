@@ -2,7 +2,8 @@
 
 The base install (``pip install agbench``) is the simulator, calibration and the reports. Live
 runs need ``agbench[live]`` (the native llama-server wheel, the Docker SDK, the HTTP client);
-``[notebooks]``, ``[ray]``, ``[gpu]`` (NVML) and ``[duckdb]`` add one thing each. A command that
+``[notebooks]``, ``[ray]``, ``[gpu]`` (NVML), ``[duckdb]`` and ``[privacy]`` (the Presidio
+detector of ``--detector presidio``) add one thing each. A command that
 reaches a missing one stops with one line naming the extra (:func:`missing_extra_message`,
 applied by the CLI to every command) instead of a traceback.
 """
@@ -35,10 +36,14 @@ OPTIONAL_PARTS: tuple[OptionalPart, ...] = (
     OptionalPart("ray", "ray", "ray"),
     OptionalPart("notebooks (nbclient)", "nbclient", "notebooks"),
     OptionalPart("DuckDB (duckdb)", "duckdb", "duckdb"),
+    OptionalPart("Presidio (presidio-analyzer)", "presidio_analyzer", "privacy"),
+    OptionalPart("detect-secrets", "detect_secrets", "privacy"),
 )
 
 EXTRA_OF_MODULE: dict[str, str] = {p.module: p.extra for p in OPTIONAL_PARTS if p.module and p.extra}
-EXTRA_OF_MODULE.update({"sniffio": "live", "nbformat": "notebooks", "nbconvert": "notebooks"})
+EXTRA_OF_MODULE.update(
+    {"sniffio": "live", "nbformat": "notebooks", "nbconvert": "notebooks", "tldextract": "privacy"}
+)
 
 
 def missing_extra_message(exc: ModuleNotFoundError) -> str | None:

@@ -146,6 +146,22 @@ def bounds(cls: Any) -> dict[str, Bound]:
     return {name: b for name, hint in hints.items() if (b := _bound_of(hint)) is not None}
 
 
+def _check_choices(obj: Any, declared: dict[str, Bound], where: str, flags: bool) -> None:
+    """The fields with ``choices``: the value (or each item of a list) must be one of them."""
+    for name, bound in declared.items():
+        if bound.choices is None:
+            continue
+        value = getattr(obj, name, None)
+        if isinstance(value, list):
+            value = next((v for v in value if str(v) not in bound.choices), None)
+        if value is not None and str(value) not in bound.choices:
+            if flags:  # "invalid option: unknown agent 'wizard' for --agent (allowed: ...)"
+                flag = "--" + name.replace("_", "-")
+                what = f"unknown {name.replace('_', ' ')} {value!r} for {flag}"
+                raise ConfigError(f"{where}: {what} (allowed: {bound.text('')})")
+            raise ConfigError(f"{where}: {name} = {value!r} (allowed: {bound.text('')})")
+
+
 def check(obj: Any, where: str, skip: tuple[str, ...] = (), flags: bool = False) -> None:
     """Validate dataclass ``obj`` (and the dataclasses inside it); ConfigError on a bad value.
 
@@ -170,13 +186,7 @@ def check(obj: Any, where: str, skip: tuple[str, ...] = (), flags: bool = False)
         raise ConfigError(
             f"{where}: {key} = {error['input']!r}: {error['msg']} (allowed: {allowed})"
         ) from None
-    for name, bound in declared.items():
-        value = getattr(obj, name, None)
-        if bound.choices is not None and value is not None and str(value) not in bound.choices:
-            if flags:  # "invalid option: unknown agent 'wizard' for --agent (allowed: ...)"
-                what = f"unknown {name.replace('_', ' ')} {value!r} for {key_text(name)}"
-                raise ConfigError(f"{where}: {what} (allowed: {bound.text('')})")
-            raise ConfigError(f"{where}: {name} = {value!r} (allowed: {bound.text('')})")
+    _check_choices(obj, declared, where, flags)
     for f in dataclasses.fields(cls):
         if f.name in skip:
             continue

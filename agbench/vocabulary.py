@@ -50,7 +50,8 @@ class ErrorClass(StrEnum):
 
     ``context_limit`` (the prompt or the shared KV pool did not fit) is the model's or the
     configuration's fault; ``connection``, ``timeout`` and ``server_error`` are infrastructure;
-    ``bad_response`` is protocol trouble. Statuses and the simulator treat them differently.
+    ``bad_response`` is protocol trouble; ``privacy_blocked`` is a cloud request the privacy
+    guard refused (``--privacy-guard block``). Statuses and the simulator treat them differently.
     """
 
     NONE = ""
@@ -60,6 +61,7 @@ class ErrorClass(StrEnum):
     TIMEOUT = "timeout"
     CONNECTION = "connection"
     BAD_RESPONSE = "bad_response"
+    PRIVACY_BLOCKED = "privacy_blocked"
 
 
 __all__ = ["AgentLabel", "Endpoint", "ErrorClass", "MessageKind"]

@@ -54,6 +54,7 @@ ERROR_CLASSES = {
     ErrorClass.TIMEOUT: "no answer within the request timeout, or abandoned at the deadline",
     ErrorClass.CONNECTION: "the connection failed or dropped",
     ErrorClass.BAD_RESPONSE: "an answer that does not follow the protocol",
+    ErrorClass.PRIVACY_BLOCKED: "the privacy guard refused a cloud request (`--privacy-guard block`; docs/privacy.md)",
 }
 SANDBOX_BACKENDS = {
     SandboxBackend.DOCKER: "a Docker container per attempt, no network",

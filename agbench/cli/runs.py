@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -218,10 +219,44 @@ def _run_options(func: F) -> F:
             is_flag=True,
             help="Also ask the judge which sensitive items each cloud payload reveals.",
         ),
+        *_privacy_options(),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+# ---- privacy guard (live/privacy, docs/privacy.md) -------------------------------------------
+def _privacy_options() -> list[Callable[[F], F]]:
+    """``--privacy-guard`` and its detector: what stops sensitive spans at the cloud boundary."""
+    return [
+        click.option(
+            "--privacy-guard",
+            type=click.Choice(["off", "redact", "block"]),
+            default="off",
+            show_default=True,
+            help="Cloud-bound requests: as written, sensitive spans replaced by placeholders, or refused.",
+        ),
+        click.option(
+            "--detector",
+            type=click.Choice(["declared", "presidio"]),
+            default="declared",
+            show_default=True,
+            help="What finds sensitive spans: the task's declared items, or Presidio + detect-secrets.",
+        ),
+        click.option(
+            "--detector-entities",
+            default=None,
+            help="presidio: comma-separated entities (EMAIL_ADDRESS,PHONE_NUMBER,...,SECRET); default all.",
+        ),
+        click.option(
+            "--detector-threshold",
+            type=click.FloatRange(0.0, 1.0),
+            default=0.4,
+            show_default=True,
+            help="presidio: drop results scored below this.",
+        ),
+    ]
 
 
 def _sweep(
@@ -254,6 +289,8 @@ def _sweep(
     from agbench.live.runner import SweepOptions, run_sweep
 
     kwargs["preflight"] = not kwargs.pop("no_preflight", False)
+    entities = kwargs.pop("detector_entities", None)  # privacy guard: a list in SweepOptions
+    kwargs["detector_entities"] = [e.strip() for e in entities.split(",") if e.strip()] if entities else []
     options = SweepOptions(archs=arch_list, concurrency=levels, resume=resume, **kwargs)
     if ray is not None and devices is not None:
         from agbench.live.runner.ray_devices import parse_devices, run_devices

@@ -20,6 +20,7 @@ from agbench.metrics.energy import energy_notes
 from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
 from agbench.metrics.repeats import repeats_of
 from agbench.report import plots
+from agbench.report.privacy_html import privacy_section
 from agbench.report.repeats_html import repeats_section
 from agbench.report.suite_info import SuiteInfo, TaskInfo
 from agbench.report.summary import RunReport, row_methods
@@ -442,6 +443,7 @@ def render(
     )
     parts.append(_figure("Cloud cost", plots.cloud_cost(configs)))
     parts.append(_figure("Cloud data exposure", plots.exposure(configs)))
+    parts.append(privacy_section(configs))  # --privacy-guard: exposure with and without, recall
     parts.append(_figure("Failure taxonomy", plots.failure_taxonomy(configs)))
     parts.append(_failures_table(configs, tagged))
     calls = _per_config(reports, "model_calls", tagged)

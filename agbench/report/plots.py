@@ -244,7 +244,13 @@ def exposure(configs: Sequence[ConfigurationSummary]) -> str:
     labels = _labels(configs)
     fig, ax = _subplots(figsize=(7.5, _bar_height(len(configs))))
     ratios = [c.exposure_ratio for c in configs]
-    ax.barh(labels, ratios, color="#c44e52")
+    unguarded = [c.privacy_guard.exposure_ratio_unguarded if c.privacy_guard else None for c in configs]
+    guarded = any(u is not None for u in unguarded)  # --privacy-guard: what the cloud would have seen
+    if guarded:
+        ax.barh(labels, [u or 0.0 for u in unguarded], color="#e8b0b1", label="without the guard")
+    ax.barh(labels, ratios, color="#c44e52", label="seen by the cloud" if guarded else None)
+    if guarded:
+        ax.legend(fontsize=7, loc="lower right")
     for i, c in enumerate(configs):
         ax.text(ratios[i], i, f" {c.sensitive_exposed}/{c.sensitive_total}", va="center", fontsize=7)
     ax.set_xlim(0, 1.15)

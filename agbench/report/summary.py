@@ -19,6 +19,7 @@ import pandas as pd
 
 from agbench.metrics import read_tables, summarize
 from agbench.metrics.outcomes import counted_attempts, scores
+from agbench.metrics.privacy import add_guard_figures, read_guard_lines, with_success_cost
 from agbench.metrics.repeats import repeats_of
 from agbench.report.judgements import judge_summary, read_judgements, with_judgements
 from agbench.report.suite_info import SuiteInfo, suite_info
@@ -67,6 +68,7 @@ def load_run(run_dir: Path) -> RunReport:
     judge = judge_summary(meta, lines)
     if judge is not None:
         summary.judge = judge
+    add_guard_figures(summary, read_guard_lines(run_dir), counted)  # --privacy-guard runs
     return RunReport(run_dir=run_dir, summary=summary, tables=tables)
 
 
@@ -149,6 +151,7 @@ def comparison_summary(reports: list[RunReport]) -> ComparisonSummary:
         )
         for conf in s.configurations:
             configurations.append(conf.model_copy(update={"tag": tag, "run_dir": str(report.run_dir)}))
+    with_success_cost(configurations)  # a guarded run beside an unguarded one: what the guard cost
     sources = sorted({r.summary.source for r in reports})
     return ComparisonSummary(
         schema_version=SUMMARY_SCHEMA_VERSION,

@@ -104,6 +104,40 @@ class RepeatSpread(ResultModel):
     tasks_sometimes_solved: int = 0
 
 
+class PrivacyGuardSummary(ResultModel):
+    """``--privacy-guard``: what the guard kept from the cloud, how well its detector did against
+    the declared items, and what it cost (agbench.metrics.privacy; docs/privacy.md)."""
+
+    mode: str = Field(description="redact or block")
+    detector: str = Field(description="declared or presidio")
+    entities: list[str] = Field(default_factory=list, description="presidio entities; empty: all")
+    threshold: float | None = None
+    attempts: int = Field(default=0, ge=0, description="counted attempts with a guard line")
+    calls: int = Field(default=0, ge=0, description="cloud calls the guard saw")
+    exposure_ratio_unguarded: float = Field(
+        default=0.0, ge=0, le=1, description="what the cloud would have seen without the guard"
+    )
+    sensitive_in_requests: int = Field(default=0, ge=0, description="distinct items the requests carried")
+    recall: float | None = Field(default=None, ge=0, le=1)
+    recall_by_kind: dict[str, float | None] = Field(
+        default_factory=dict, description="declared kind -> recall"
+    )
+    precision: float | None = Field(default=None, ge=0, le=1)
+    true_positive_by_kind: dict[str, int] = Field(default_factory=dict)
+    false_positive_by_label: dict[str, int] = Field(
+        default_factory=dict, description="detector label -> values"
+    )
+    redacted_spans: int = Field(default=0, ge=0)
+    blocked_calls: int = Field(default=0, ge=0)
+    blocked_attempts: int = Field(default=0, ge=0)
+    failed_with_guard: int = Field(default=0, ge=0)
+    success_cost: float | None = Field(
+        default=None, description="unguarded success rate - guarded, where both runs are compared"
+    )
+    guard_ms_p50: float | None = None
+    guard_ms_p99: float | None = None
+
+
 class ConfigurationSummary(ResultModel):
     """One device × architecture × concurrency of a run (DESIGN.md, "Metrics")."""
 
@@ -141,6 +175,7 @@ class ConfigurationSummary(ResultModel):
     sensitive_total: int = 0
     sensitive_exposed: int = 0
     exposure_ratio: float = Field(default=0.0, ge=0, le=1)
+    privacy_guard: PrivacyGuardSummary | None = None  # agbench.metrics.privacy (--privacy-guard)
     # serving (agbench.metrics.serving); flat keys describe the local server
     serving: dict[str, EndpointServing] = Field(default_factory=dict, description="endpoint -> figures")
     ttft_p50_s: float | None = None
@@ -284,6 +319,7 @@ __all__ = [
     "ConfigurationSummary",
     "Distribution",
     "EndpointServing",
+    "PrivacyGuardSummary",
     "RepeatSpread",
     "ResultModel",
     "RunSummary",

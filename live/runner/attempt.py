@@ -27,6 +27,7 @@ from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
 from agbench.live.judge.run_judge import RunJudge
 from agbench.live.launcher.attempt import is_harness_row, run_harness_attempt
+from agbench.live.privacy.report_lines import write_guard_line
 from agbench.live.providers import ChatClient
 from agbench.live.providers.cloud_gate import BudgetExhausted, CloudGate
 from agbench.live.runner.endpoints import EndpointManager, Endpoints
@@ -218,7 +219,11 @@ class AttemptRunner:
             if self.options.needs_models and key.config.architecture.uses_cloud:
                 self.gate.check_budget()  # BudgetExhausted: no cloud call starts once it is spent
             if eps.proxy is not None:
-                token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
+                token = eps.proxy.register_attempt(
+                    key,
+                    tuple(item.item for item in task.sensitive_items),
+                    tuple(item.kind for item in task.sensitive_items),  # the privacy guard's scoring
+                )
                 self.recorders[token] = recorder
             sandbox, settled = await self._open_sandbox(task, eps, token, attempt_dir)
             if settled is not None:
@@ -245,6 +250,7 @@ class AttemptRunner:
             exposed = 0
             if token is not None and eps.proxy is not None:
                 exposed = len(eps.proxy.exposures_seen(token))
+                write_guard_line(self.store.root, key, eps.proxy.guard_report(token))  # --privacy-guard
                 eps.proxy.unregister_attempt(token)
                 self.recorders.pop(token, None)
             status, reason, died = await self._server_verdict(status, reason, interrupted, generation)

@@ -213,7 +213,14 @@ class EndpointManager:
             )
             for endpoint, url in eps.direct.items()
         }
-        proxy = RecordingProxy(upstreams, self.store.root / "raw_responses.jsonl", on_call=self.on_call)
+        from agbench.live.runner.options import guard_settings_of
+
+        proxy = RecordingProxy(
+            upstreams,
+            self.store.root / "raw_responses.jsonl",
+            on_call=self.on_call,
+            privacy_guard=guard_settings_of(self.options),  # --privacy-guard: None when off
+        )
         await proxy.start()
         eps.proxy = proxy
 

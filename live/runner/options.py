@@ -26,10 +26,13 @@ from agbench.live.agents.null import NullAgent
 from agbench.live.agents.oracle import OracleAgent
 from agbench.live.judge import judge_settings
 from agbench.live.parsers import normalise_parser_name
+from agbench.live.privacy.detectors import DETECTORS, make_detector
+from agbench.live.privacy.guard import GuardMode, GuardSettings
+from agbench.live.privacy.presidio_detector import DEFAULT_ENTITIES
 from agbench.live.replay import ReplayAgent
 from agbench.live.runner.request_settings import validate_request_settings
 from agbench.live.tools import TOOL_NAMES
-from agbench.schema import COUNT, NON_NEGATIVE, Bound, bounds, check
+from agbench.schema import COUNT, FRACTION, NON_NEGATIVE, Bound, bounds, check
 from agbench.suites.registry import plan_suites
 from agbench.task import Task, load_suite, select_tasks, suite_root
 from agbench.trajectory import TrajectorySet
@@ -48,6 +51,8 @@ CLOUD_STANDIN_ALIAS = "cloud-standin"
 MAX_REQUEST_S = 600.0
 #: ``--keep-workspaces`` choices: which attempts' sandbox workspaces stay on disk.
 KEEP_WORKSPACES = ("none", "failed", "all")
+#: ``--privacy-guard`` choices (live/privacy/guard.py).
+GUARD_MODES = tuple(m.value for m in GuardMode)
 
 
 class SweepInterrupted(AgbenchError):
@@ -127,6 +132,13 @@ class SweepOptions:
     judge_url: str | None = None
     judge_model: str | None = None
     exposure_judge: bool = False
+    # Privacy guard (live/privacy): every cloud-bound request redacted or refused, and scored.
+    privacy_guard: Annotated[str, Bound(choices=GUARD_MODES)] = "off"
+    detector: Annotated[str, Bound(choices=DETECTORS)] = "declared"
+    detector_entities: Annotated[list[str], Bound(choices=DEFAULT_ENTITIES)] = field(
+        default_factory=list  # presidio's entities (and SECRET, detect-secrets); empty = all
+    )
+    detector_threshold: Annotated[float, FRACTION] = 0.4  # presidio: results scored below are dropped
     # Providers and flags of the Agent Bench command line (live/runner/request_settings.py):
     provider: str | None = None  # None: the URL given, else a managed server | openai-compatible | mock
     mock_wrong_rate: float = 0.2  # --provider mock: share of conversations answered wrongly (seeded)
@@ -254,6 +266,7 @@ def validate_options(options: SweepOptions) -> None:
     _check_names(options)
     validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
     judge_settings_of(options)  # JudgeConfigError (one line) for judge options that cannot work
+    guard_settings_of(options)  # AgbenchError (one line) for guard options that cannot work
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
     if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):
         log.warning("no API key in $%s: cloud requests go without one", options.cloud_api_key_env)
@@ -271,6 +284,19 @@ def judge_settings_of(options: SweepOptions) -> JudgeSettings:
         target_model="mock:oracle" if options.provider == "mock" else options.local_model,
         timeout_s=options.model_request_timeout,
     )
+
+
+def guard_settings_of(options: SweepOptions) -> GuardSettings | None:
+    """The run's privacy guard from ``--privacy-guard/--detector*``; None when off (the choices
+    and the threshold's range are checked with the other fields, by ``validate_options``)."""
+    settings = GuardSettings.of(
+        options.privacy_guard, options.detector, tuple(options.detector_entities), options.detector_threshold
+    )
+    if not settings.active:
+        return None
+    if settings.detector.name == "presidio":  # build the engines now: a missing extra is one line
+        make_detector(settings.detector, ())
+    return settings
 
 
 def local_server_settings(options: SweepOptions, concurrency: int) -> ServerSettings:
@@ -308,6 +334,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepOptions",
     "default_device_name",
+    "guard_settings_of",
     "local_server_settings",
     "make_agent",
     "select_run_tasks",

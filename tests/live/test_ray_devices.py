@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,11 +37,14 @@ DEVICES = ("dev-a", "dev-b")
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def cluster() -> Iterator[Cluster]:
     """Head (no CPU: nothing runs there) plus one worker node per device."""
-    # Ray's session files go under the test's own folder (RAY_TMPDIR), not a shared /tmp/ray.
+    # Ray's session files go under a folder of their own (RAY_TMPDIR), not a shared /tmp/ray; a
+    # short one, because Ray's socket paths must fit AF_UNIX's 107 bytes and an xdist worker's
+    # tmp_path (/tmp/pytest-of-USER/pytest-N/popen-gwN/...) is too long for them.
     saved = os.environ.get("RAY_TMPDIR")
-    os.environ["RAY_TMPDIR"] = str(tmp_path_factory.mktemp("ray"))
+    short = tempfile.mkdtemp(prefix="agb-ray-")
+    os.environ["RAY_TMPDIR"] = short
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
     for name in DEVICES:
         c.add_node(num_cpus=1, resources={f"device:{name}": 1})
@@ -55,6 +59,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             os.environ.pop("RAY_TMPDIR", None)
         else:
             os.environ["RAY_TMPDIR"] = saved
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def _sweep(cluster: Cluster, out: Path, devices: str) -> Result:

@@ -6,6 +6,8 @@ installs Ray with the dev extra.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,17 +44,19 @@ concurrency = [1, 4]
 
 
 @pytest.fixture(scope="module")
-def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def local_ray() -> Iterator[None]:
+    short = tempfile.mkdtemp(prefix="agb-ray-")
     ray.init(
         num_cpus=2,
         include_dashboard=False,
         log_to_driver=False,
-        _temp_dir=str(tmp_path_factory.mktemp("ray")),
+        _temp_dir=short,  # short: Ray's socket paths must fit AF_UNIX's 107 bytes (xdist paths do not)
     )
     try:
         yield
     finally:
         ray.shutdown()
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def test_simulated_grid_on_ray_matches_a_local_run(local_ray: None) -> None:

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_DIR = ROOT / "calibration" / "reference"
 #: The committed development runs, in the order they are reported, and their server profile.
 REFERENCES = (REFERENCE_DIR / "run", REFERENCE_DIR / "model", REFERENCE_DIR / "load")
-DEV_PROFILE = REFERENCE_DIR / "server_profile.toml"
+DEV_PROFILE = REFERENCE_DIR / "dev-profile" / "server_profile.toml"
 PROFILE_FILE = "server_profile.toml"
 
 

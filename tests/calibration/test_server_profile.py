@@ -142,7 +142,8 @@ def test_noisy_calls_give_bootstrap_draws_and_a_drift(tmp_path: Path) -> None:
         {"server_profile": {"bootstrap": data["bootstrap"]["rates"], "noise": data["noise"]}}, 8
     )
     spread = {round(d["decode_step_s"], 6) for d in draws}
-    assert len(draws) == 8 and len(spread) > 1
+    assert len(draws) == 8
+    assert len(spread) > 1
 
 
 def test_too_few_decode_calls_is_an_error() -> None:
@@ -218,8 +219,10 @@ def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> No
     )
     assert result.returncode == 0, result.stderr
     data = tomllib.loads((tmp_path / "server_profile.toml").read_text())
-    assert data["server"]["n_ctx"] == 2048 and data["server"]["kv_unified"] is True
-    assert data["rates"]["prefill_tok_s"] > 0 and data["rates"]["decode_step_s"] > 0
+    assert data["server"]["n_ctx"] == 2048
+    assert data["server"]["kv_unified"] is True
+    assert data["rates"]["prefill_tok_s"] > 0
+    assert data["rates"]["decode_step_s"] > 0
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]
     assert data["fit"]["masked"]["samples"] >= 1 or "note" in data["fit"]["masked"]
     assert (tmp_path / "profile_calls.jsonl").is_file()

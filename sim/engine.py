@@ -211,7 +211,7 @@ def range_warnings(profile: Profile, server: LocalServer | None) -> list[str]:
             " (extrapolated)"
         )
     for text in out:
-        log.warning("simulation outside the server profile: %s", text)
+        log.debug("simulation outside the server profile: %s", text)
     return out
 
 

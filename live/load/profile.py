@@ -56,7 +56,7 @@ class ProfileOptions:
     server: ServerSettings = field(default_factory=ServerSettings)
     local_url: str | None = None  # None: start a managed llama-server with ``server``
     model: str = "smollm2-135m"
-    quick: bool = False  # the smallest grid (tests): two batch sizes, one repetition
+    quick: bool = False  # the smallest grid: batch sizes 1 and --parallel, one background size
     repeats: int = 2
     quiet: bool = False
 
@@ -143,7 +143,7 @@ class Profiler:
             for b in batches or self.batch_sizes():
                 if not self._fits(b, ctx, DECODE_TOKENS):
                     continue
-                for rep in range(1 if self.o.quick else self.o.repeats):
+                for rep in range(self.o.repeats):
                     prompts = [await self._prompt(ctx) for _ in range(b)]
                     for p in prompts:  # cache each prompt on a slot of its own
                         await self._send(p, 1)
@@ -153,18 +153,18 @@ class Profiler:
                 self._say(f"{probe}: batch {b}, context {ctx}")
 
     def prompt_lengths(self) -> list[int]:
-        lengths = [64, 256, 1024] if not self.o.quick else [64, 256]
+        lengths = [64, 256, 1024] if not self.o.quick else [64, 512]
         return [n for n in lengths if n + 8 <= self.slot_ctx]
 
     async def prefill(self, probe: str = "prefill") -> None:
         """Fresh prompts alone, and follow-ups on a cached prefix (context the prompt spans)."""
         for n in self.prompt_lengths():
-            for rep in range(1 if self.o.quick else self.o.repeats):
+            for rep in range(self.o.repeats):
                 self._keep(probe, {"tokens": n, "rep": rep}, await self._send(await self._prompt(n), 1))
         if probe != "prefill":
             return
         base = min(1024 if not self.o.quick else 256, self.slot_ctx // 2)
-        for rep in range(1 if self.o.quick else self.o.repeats):
+        for rep in range(self.o.repeats):
             first = await self._prompt(base)
             await self._send(first, 1)
             follow = [*first, {"role": "assistant", "content": "ok"}]
@@ -177,7 +177,7 @@ class Profiler:
         grid: list[tuple[int, int, int]] = []
         for k, share in ((1, 0.25), (1, 0.5), (2, 0.3)) if not self.o.quick else ((1, 0.4),):
             held = int(self.pool * share)
-            for tokens in (64, 384) if not self.o.quick else (128,):
+            for tokens in (64, 384):
                 if k > self.parallel - 1:
                     continue
                 if k * (held + 256) + tokens + 64 <= self.pool and held + 256 <= self.slot_ctx:
@@ -189,7 +189,7 @@ class Profiler:
         if not self.o.server.kv_unified or self.parallel < 2:
             return
         for k, held, tokens in self.masked_grid():
-            for rep in range(1 if self.o.quick else self.o.repeats):
+            for rep in range(self.o.repeats):
                 bg_prompts = [await self._prompt(held) for _ in range(k)]
                 for p in bg_prompts:
                     await self._send(p, 1)  # cached: the backgrounds decode at once
@@ -207,7 +207,7 @@ class Profiler:
         """Follow-ups whose conversation went to the host-memory prompt cache and came back:
         ``parallel + 1`` conversations one after the other push the first out of its slot."""
         size = min(512, self.slot_ctx // 3)
-        for rep in range(1 if self.o.quick else self.o.repeats):
+        for rep in range(self.o.repeats):
             convs = [await self._prompt(size) for _ in range(self.parallel + 1)]
             for c in convs:
                 self._keep("restore_fresh", {"tokens": size, "rep": rep}, await self._send(c, 1))

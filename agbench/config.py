@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
+
+from agbench.schema import Bound
 
 
 class Architecture(StrEnum):
@@ -35,6 +37,22 @@ class AgentKind(StrEnum):
     REPLAY = "replay"
     ORACLE = "oracle"
     NULL = "null"
+
+
+class SandboxBackend(StrEnum):
+    """Where a task's tools run: a Docker container or a bubblewrap sandbox (the one list)."""
+
+    DOCKER = "docker"
+    BWRAP = "bwrap"
+
+
+#: The backend names, for ``click.Choice`` and error messages.
+SANDBOX_BACKENDS = tuple(b.value for b in SandboxBackend)
+
+
+def choices(enum: type[StrEnum]) -> list[str]:
+    """An enum's values, in declaration order (``click.Choice(choices(SandboxBackend))``)."""
+    return [member.value for member in enum]
 
 
 def parse_architectures(text: str) -> list[Architecture]:
@@ -91,10 +109,10 @@ class ServerSettings:
     """A local llama.cpp-style server as launched (or as simulated)."""
 
     model: str = "smollm2-135m"
-    n_ctx: int = 4096  # total KV cells (tokens) across all slots
-    n_parallel: int = 1  # slots
+    n_ctx: Annotated[int, Bound(ge=16, unit="KV tokens")] = 4096  # total KV cells (tokens) across all slots
+    n_parallel: Annotated[int, Bound(ge=1, unit="slots")] = 1  # slots
     kv_unified: bool = False  # one shared pool instead of n_ctx / n_parallel per slot
-    threads: int = 2
+    threads: Annotated[int, Bound(ge=1, unit="threads")] = 2
     batch_size: int = 512
     ubatch_size: int = 512
     cache_type_k: str = "f16"
@@ -114,9 +132,9 @@ class ServerSettings:
 class PriceTable:
     """Cloud prices in USD per million tokens (defaults shaped like DeepSeek V4 Flash)."""
 
-    cached_input_per_m: float = 0.028
-    uncached_input_per_m: float = 0.28
-    output_per_m: float = 0.42
+    cached_input_per_m: Annotated[float, Bound(ge=0, unit="USD per million tokens")] = 0.028
+    uncached_input_per_m: Annotated[float, Bound(ge=0, unit="USD per million tokens")] = 0.28
+    output_per_m: Annotated[float, Bound(ge=0, unit="USD per million tokens")] = 0.42
 
     def cost(self, prompt_tokens: int, cached_tokens: int, completion_tokens: int) -> float:
         uncached = max(0, prompt_tokens - cached_tokens)

@@ -4,7 +4,9 @@ This module is the contract between the live harness, the simulator and calibrat
 halves write these records and every metric and report reads them back. Times are seconds;
 ``t_*`` fields are absolute (epoch seconds for live runs, simulated seconds from 0 for
 simulated runs). Every row carries its configuration and attempt so tables join without a
-lookup table.
+lookup table. Fields with a closed vocabulary are typed with its enum (``Architecture``,
+``Status``, ``AgentLabel``, ``Endpoint``, ``MessageKind``, ``ErrorClass``); on disk they are
+Arrow strings (dictionary-encoded in Parquet), and :func:`from_row` turns them back into members.
 
 Changing a field is a schema change: bump ``SCHEMA_VERSION`` so older readers refuse newer
 journals instead of misreading them.
@@ -16,9 +18,14 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
 
 import pyarrow as pa
+
+from agbench.config import Architecture
+from agbench.status import Status
+from agbench.vocabulary import AgentLabel, Endpoint, ErrorClass, MessageKind
 
 SCHEMA_VERSION = 1
 
@@ -30,7 +37,7 @@ class TaskRun:
     TABLE: ClassVar[str] = "task_runs"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     agent_kind: str
     task: str
@@ -38,7 +45,7 @@ class TaskRun:
     attempt: int
     t_start: float
     t_end: float
-    status: str
+    status: Status
     reward: float = 0.0
     reason: str = ""
     difficulty: str = ""
@@ -74,12 +81,12 @@ class ModelCall:
     TABLE: ClassVar[str] = "model_calls"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     task: str
     attempt: int
-    agent: str  # an agbench.attempt.AgentLabel value (local, cloud, local-sub)
-    endpoint: str  # an agbench.attempt.Endpoint value (local | cloud)
+    agent: AgentLabel
+    endpoint: Endpoint
     call_id: str
     t_start: float
     queue_s: float = 0.0  # waiting for the harness's own limiter, before the request was sent
@@ -92,7 +99,7 @@ class ModelCall:
     prompt_ms: float | None = None  # server-reported prompt processing time (llama.cpp timings)
     predicted_ms: float | None = None  # server-reported generation time
     finish_reason: str = ""
-    error_class: str = ""  # "", context_limit, rate_limited, server_error, timeout, connection, bad_response
+    error_class: ErrorClass = ErrorClass.NONE
     status_code: int = 0
     retry: int = 0
     request_id: str = ""
@@ -106,11 +113,11 @@ class ToolCall:
     TABLE: ClassVar[str] = "tool_calls"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     task: str
     attempt: int
-    agent: str
+    agent: AgentLabel
     call_id: str
     tool: str
     t_start: float
@@ -130,11 +137,11 @@ class Message:
     TABLE: ClassVar[str] = "messages"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     task: str
     attempt: int
-    kind: str  # an agbench.attempt.MessageKind value (delegate | consult)
+    kind: MessageKind
     sender: str
     receiver: str
     t_start: float
@@ -153,7 +160,7 @@ class ServerSample:
     TABLE: ClassVar[str] = "server_samples"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     server: str  # "local" | "cloud-standin"
     t: float
@@ -173,7 +180,7 @@ class ResourceSample:
     TABLE: ClassVar[str] = "resource_samples"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     t: float
     cpu_percent: float = 0.0  # of the whole machine, 0-100
@@ -199,7 +206,7 @@ class Exposure:
     TABLE: ClassVar[str] = "exposures"
     run_id: str
     device: str
-    architecture: str
+    architecture: Architecture
     concurrency: int
     task: str
     attempt: int
@@ -231,7 +238,22 @@ def _arrow_type(hint: Any) -> pa.DataType:
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
         inner = [a for a in typing.get_args(hint) if a is not type(None)]
         return _arrow_type(inner[0])
+    if isinstance(hint, type) and issubclass(hint, StrEnum):
+        return pa.string()  # an enum's value; Parquet dictionary-encodes the column
     return _ARROW_TYPES[hint]
+
+
+def _enum_fields(cls: type[Any]) -> dict[str, type[StrEnum]]:
+    """The fields of a record typed with a vocabulary enum."""
+    hints = typing.get_type_hints(cls)
+    return {
+        f.name: hints[f.name]
+        for f in dataclasses.fields(cls)
+        if isinstance(hints[f.name], type) and issubclass(hints[f.name], StrEnum)
+    }
+
+
+_ENUM_FIELDS = {table: _enum_fields(cls) for table, cls in TABLES.items()}
 
 
 def arrow_schema(table: str) -> pa.Schema:
@@ -254,7 +276,11 @@ def from_row(table: str, row: dict[str, Any]) -> Any:
     """Rebuild a record, ignoring unknown keys (written by a later compatible minor change)."""
     cls = TABLES[table]
     names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in row.items() if k in names})
+    values = {k: v for k, v in row.items() if k in names}
+    for name, enum in _ENUM_FIELDS[table].items():
+        if name in values:
+            values[name] = enum(values[name])
+    return cls(**values)
 
 
 __all__ = [

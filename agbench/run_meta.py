@@ -14,12 +14,12 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from agbench.config import CloudSettings, PriceTable, ServerSettings
 from agbench.hardware import HardwareInventory
 from agbench.records import SCHEMA_VERSION
-from agbench.schema import check
+from agbench.schema import NON_NEGATIVE, Bound, check
 
 
 class RunSource(StrEnum):
@@ -88,20 +88,20 @@ class RunMeta:
     source: RunSource = RunSource.LIVE
     device: str = ""
     agent_kind: str = ""
-    seed: int = 0
+    seed: Annotated[int, NON_NEGATIVE] = 0
     architectures: list[str] = field(default_factory=list)
     concurrency: list[int] = field(default_factory=list)
     task_order: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # what every report must say ("cloud stand-in")
     cloud: CloudSettings | None = None
-    schema: int = SCHEMA_VERSION
+    schema: Annotated[int, NON_NEGATIVE] = SCHEMA_VERSION
     created: float = field(default_factory=time.time)
     finished: float | None = None
     stopped: bool | None = None
     # live sweeps
     backend: str | None = None
-    time_limit_s: float | None = None
-    max_tokens: int | None = None
+    time_limit_s: Annotated[float | None, Bound(gt=0, unit="s")] = None
+    max_tokens: Annotated[int | None, Bound(ge=1, unit="tokens")] = None
     tool_call_parser: str | None = None
     compaction: str | None = None
     local: LocalServers | None = None

@@ -31,20 +31,22 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from agbench.attempt import AttemptKey
 from agbench.config import Architecture, Configuration
-from agbench.errors import RunDirError, SchemaVersionError
+from agbench.errors import AgbenchError, RunDirError, SchemaVersionError
 from agbench.journal import JournalContents, JournalWriter, read_journal
 from agbench.records import SCHEMA_VERSION, TABLES, TaskRun, arrow_schema, columns
 from agbench.run_meta import RunMeta
 from agbench.status import Status
+
+if TYPE_CHECKING:
+    import duckdb
 
 RUN_META = "run.json"
 
@@ -425,7 +427,11 @@ class RunStore:
         return {name: self.table(name) for name in TABLES}
 
     def duckdb(self) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB connection with one view per trace table."""
+        """An in-memory DuckDB connection with one view per trace table (``agbench[duckdb]``)."""
+        try:
+            import duckdb  # optional: the one SQL convenience; the base install has no DuckDB
+        except ModuleNotFoundError:
+            raise AgbenchError("RunStore.duckdb() needs DuckDB: pip install 'agbench[duckdb]'") from None
         self._ensure_compacted()
         con = duckdb.connect()
         for name in TABLES:

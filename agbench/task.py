@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from agbench.errors import AgbenchError
+from agbench.resources import tasks_dir
 
 CATEGORIES = (
     "local_files",
@@ -105,11 +106,11 @@ class Task:
 
 
 def suite_root() -> Path:
-    """The task suite folder: ``$AGBENCH_TASKS`` or the repository's ``tasks/``."""
+    """The task suite folder: ``$AGBENCH_TASKS`` or the suite that ships with agbench."""
     env = os.environ.get("AGBENCH_TASKS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "tasks"
+    return tasks_dir()
 
 
 def _require(data: dict[str, Any], key: str, where: Path) -> Any:

@@ -38,6 +38,7 @@ import pandas as pd
 
 from agbench.attempt import AgentLabel, MessageKind
 from agbench.records import TABLES, to_row
+from agbench.store import RunStore
 
 TIMELINE_FILE = "timeline.json"
 US = 1e6  # trace timestamps are microseconds
@@ -374,7 +375,6 @@ def track_names(trace: Mapping[str, Any]) -> set[tuple[str, str]]:
 
 def read_timeline_tables(run_dir: Path) -> dict[str, pd.DataFrame]:
     """The trace tables a timeline needs, read from a run directory (compacting it if needed)."""
-    from agbench.store import RunStore
 
     store = RunStore.open(run_dir)
     return {name: store.table(name) for name in TIMELINE_TABLES}

@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from agbench.errors import AgbenchError
-from agbench.schema import check
+from agbench.schema import Bound, check
 
 TRAJECTORY_VERSION = 1
 
@@ -36,19 +36,25 @@ class ToolStep:
 
     tool: str
     arguments: dict[str, Any]
-    wall_s: float = 0.0
-    cpu_s: float = 0.0
-    output_tokens: int = 0  # size of the tool result fed back into the history
+    wall_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    cpu_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    output_tokens: Annotated[int, Bound(ge=0, unit="tokens")] = (
+        0  # size of the tool result fed back into the history
+    )
 
 
 @dataclass
 class Turn:
     """One model turn of one agent, then what the agent did with the reply."""
 
-    endpoint: str  # "local" | "cloud"
-    prompt_tokens_added: int  # tokens appended to the history since the previous turn
-    output_tokens: int
-    think_s: float = 0.0  # harness time between the previous step's end and this request
+    endpoint: Annotated[str, Bound(choices=("local", "cloud"))]  # "local" | "cloud"
+    prompt_tokens_added: Annotated[
+        int, Bound(ge=0, unit="tokens")
+    ]  # tokens appended to the history since the previous turn
+    output_tokens: Annotated[int, Bound(ge=0, unit="tokens")]
+    think_s: Annotated[float, Bound(ge=0, unit="s")] = (
+        0.0  # harness time between the previous step's end and this request
+    )
     tools: list[ToolStep] = field(default_factory=list)
     delegate: Trajectory | None = None  # HCL: the local sub-agent's own trajectory
     consult: Turn | None = None  # HLL: the cloud model's single turn
@@ -57,9 +63,9 @@ class Turn:
 @dataclass
 class Trajectory:
     task: str
-    architecture: str  # LO | CO | HCL | HLL
+    architecture: Annotated[str, Bound(choices=("LO", "CO", "HCL", "HLL"))]  # LO | CO | HCL | HLL
     agent: str  # role of the agent this trajectory drives: "lead" or "sub"
-    system_prompt_tokens: int
+    system_prompt_tokens: Annotated[int, Bound(ge=0, unit="tokens")]
     turns: list[Turn]
     answer: str = ""
     category: str = ""

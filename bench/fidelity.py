@@ -46,7 +46,7 @@ PROFILE_FILE = "server_profile.toml"
 
 @dataclass(frozen=True)
 class Target:
-    """One of issue 12's targets. ``pct``: the held-out MAPE is at most ``bound`` %;
+    """One fidelity target. ``pct``: the held-out MAPE is at most ``bound`` %;
     ``each_pct``: every held-out row is within ``bound`` %; ``abs``: every held-out row's
     absolute difference is at most ``bound`` (counts per configuration)."""
 

@@ -108,7 +108,7 @@ def main() -> int:
         "energy_source",
         "energy_note",
     )
-    rows = [{k: c.get(k) for k in keys} for c in summary["configurations"]]
+    rows = [{k: getattr(c, k) for k in keys} for c in summary.configurations]
     print(f"sweep: {run_dir} in {wall:.0f} s")
     for row in rows:
         print(

@@ -1,4 +1,4 @@
-"""CPU cost of the server and resource samplers at a given rate (issue 3 target: < 1 % of one
+"""CPU cost of the server and resource samplers at a given rate (target: < 1 % of one
 core at 2 Hz), measured on a real idle llama-server.
 
     .venv/bin/python bench/monitor_cost.py [--seconds 20] [--hz 2]

@@ -4,7 +4,7 @@ the proxy, interleaved in one run (pairs in random order, so drift hits both pat
     .venv/bin/python bench/proxy_overhead.py [--requests 200] [--max-tokens 8] [--prompt-words 0]
 
 Prints p50/p95 of the added latency per request (proxied minus direct, paired) and the ratio
-of median end-to-end times. Targets (issue 3): < 2 ms p50 added, < 3 % end to end.
+of median end-to-end times. Targets: < 2 ms p50 added, < 3 % end to end.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Sandbox cost per fresh attempt: create + exec + verify + destroy, per backend.
 
 Prints median and p95 seconds over N runs (default 50) for each phase and in total, and the
-docker / bwrap ratio. Target (issue 4): bwrap under 50 ms per fresh sandbox. Measured, never
+docker / bwrap ratio. Target: bwrap under 50 ms per fresh sandbox. Measured, never
 asserted. Run: ``.venv/bin/python bench/sandbox.py [--runs 50] [--backends bwrap,docker]``.
 """
 
@@ -98,7 +98,7 @@ def main() -> None:
                 fresh[backend] = med
     finally:
         if "docker" in backends:
-            from agbench.live.sandbox.docker import stop_shared_daemon
+            from agbench.live.sandbox.dockerd import stop_shared_daemon
 
             stop_shared_daemon()
     if "bwrap" in fresh:

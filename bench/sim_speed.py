@@ -16,7 +16,7 @@
 CPU time (``time.process_time``) is the fair measure on a shared machine: both models are
 single-threaded and run in this process. Every timing is the best of ``--repeat`` runs; the
 load average is printed with the figures. Measured, never asserted (figures depend on the
-machine and its load). Targets (issue 6): matrix < 10 s, >= 100x faster than per-token.
+machine and its load). Targets: matrix < 10 s, >= 100x faster than per-token.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ LEVELS = (1, 2, 4, 8)
 SLICE_DEVICE = "paper-rtx5090"
 SLICE_ARCHS = ("LO", "HLL")
 
-#: Issue 17: the analytic server must cost at least this much less CPU than the per-token one.
+#: The analytic server must cost at least this much less CPU than the per-token one.
 TARGET_CPU_RATIO = 100.0
 
 

@@ -38,6 +38,7 @@ import pyarrow as pa
 
 from agbench.metrics import read_tables, summarize
 from agbench.records import TABLES, arrow_schema
+from agbench.results import RunSummary
 from agbench.store import RunStore
 from agbench.task import CATEGORIES
 
@@ -214,19 +215,19 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _digest(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _digest(summary: RunSummary) -> list[tuple[Any, ...]]:
     """The figures both pipelines must agree on."""
     return [
         (
-            c["architecture"],
-            c["concurrency"],
-            c["tasks"],
-            c["success"],
-            round(c["suite_wall_s"], 6),
-            round(c["ttft_p50_s"] or 0.0, 9),
-            round(c["kv_peak_fraction"] or 0.0, 9),
+            c.architecture.value,
+            c.concurrency,
+            c.tasks,
+            c.success,
+            round(c.suite_wall_s, 6),
+            round(c.ttft_p50_s or 0.0, 9),
+            round(c.kv_peak_fraction or 0.0, 9),
         )
-        for c in summary["configurations"]
+        for c in summary.configurations
     ]
 
 

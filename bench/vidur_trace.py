@@ -1,4 +1,4 @@
-"""Vidur's standard trace through the simulator's open-loop path, against issue 17's targets.
+"""Vidur's standard trace through the simulator's open-loop path, against its targets.
 
     .venv/bin/python bench/vidur_trace.py [--scenario h200-27b] [--requests 10000] [--repeat 3] [--profile]
 
@@ -13,7 +13,7 @@ Vidur's data-centre GPUs.
 Printed: wall and CPU seconds of the simulation (best of ``--repeat``), SimPy-free figures of
 the result (completed requests, simulated seconds, p50/p99 latency), and peak memory twice: the
 Python heap the run allocated (``tracemalloc``, in a separate run because tracing slows it) and
-the process's peak RSS. Targets (issue 17): <= 1 s wall and < 200 MB; Vidur takes 81 s and
+the process's peak RSS. Targets: <= 1 s wall and < 200 MB; Vidur takes 81 s and
 1.43 GB on this machine class. ``--profile`` prints the top functions by cumulative time
 (cProfile) so a miss says where the time goes. Measured, never asserted.
 """

@@ -181,20 +181,21 @@ def validate_load(profile_path: Path, run_dir: Path, out_dir: Path, scenario: st
     )
     sim_meta = {"source": "sim", "task_order": [level.task for level in levels], "options": meta.options}
     sim = load_summary(records_to_tables(records), sim_meta)
-    by_level = {lv["level"]: lv for lv in sim["levels"]}
+    by_level = {lv.level: lv for lv in sim.levels}
     metrics: dict[str, Any] = {}
     for name in LOAD_METRICS:
-        rows = []
-        for lv in live["levels"]:
-            other = by_level.get(lv["level"], {})
+        rows: list[dict[str, Any]] = []
+        for lv in live.levels:
+            other = by_level.get(lv.level)
+            live_value, sim_value = getattr(lv, name, None), getattr(other, name, None)
             rows.append(
                 {
-                    "level": lv["level"],
-                    "offered_rate": lv["offered_rate"],
-                    "live": lv.get(name),
-                    "sim": other.get(name),
-                    "error_pct": _error_pct(lv.get(name), other.get(name)),
-                    "held_out": lv["level"] not in fitted,
+                    "level": lv.level,
+                    "offered_rate": lv.offered_rate,
+                    "live": live_value,
+                    "sim": sim_value,
+                    "error_pct": _error_pct(live_value, sim_value),
+                    "held_out": lv.level not in fitted,
                 }
             )
         errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
@@ -211,7 +212,7 @@ def validate_load(profile_path: Path, run_dir: Path, out_dir: Path, scenario: st
         "run": str(run_dir),
         "profile": str(profile_path),
         "fitted_levels": sorted(fitted),
-        "levels": [f"{LOAD_TASK_PREFIX}{lv['level']}" for lv in live["levels"]],
+        "levels": [f"{LOAD_TASK_PREFIX}{lv.level}" for lv in live.levels],
         "metrics": metrics,
     }
     path.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agbench.results import ConfigurationSummary
+
 #: Per-row bounds a row must meet to pass: relative metrics in %, counts as an absolute difference.
 ROW_BOUNDS_PCT: dict[str, float] = {
     "suite_wall_s": 5.0,
@@ -78,11 +80,11 @@ def score_metric(metric: str, kind: str, rows: list[dict[str, Any]]) -> dict[str
     }
 
 
-def saturated(entry_live: dict[str, Any], entry_sim: dict[str, Any] | None) -> bool:
+def saturated(entry_live: ConfigurationSummary, entry_sim: ConfigurationSummary | None) -> bool:
     """Both sides' peak KV at the pool's cap."""
     if entry_sim is None:
         return False
-    fractions = (entry_live.get("kv_peak_fraction"), entry_sim.get("kv_peak_fraction"))
+    fractions = (entry_live.kv_peak_fraction, entry_sim.kv_peak_fraction)
     return all(f is not None and float(f) >= SATURATED_FRACTION for f in fractions)
 
 

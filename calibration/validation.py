@@ -36,6 +36,7 @@ from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
+from agbench.results import ConfigurationSummary, RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
 from agbench.sim.profiles import load_toml
@@ -74,12 +75,10 @@ METRICS: tuple[Metric, ...] = (
 )
 
 
-def _get(entry: dict[str, Any], path: tuple[str, ...]) -> float | None:
+def _get(entry: ConfigurationSummary | None, path: tuple[str, ...]) -> float | None:
     value: Any = entry
-    for key in path:
-        if not isinstance(value, dict) or key not in value:
-            return None
-        value = value[key]
+    for key in path:  # model fields, then keys of a figure table (failures by status)
+        value = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
     if value is None:
         return None
     try:
@@ -120,8 +119,8 @@ def run_trajectories(run_dir: Path, meta: RunMeta | dict[str, Any]) -> Trajector
 class SimulatedRun:
     """One live run beside its simulation: both summaries and both sets of task outcomes."""
 
-    live: dict[str, Any]
-    sim: dict[str, Any]
+    live: RunSummary
+    sim: RunSummary
     live_outcomes: Outcomes
     sim_outcomes: Outcomes
     range_warnings: list[str]
@@ -130,7 +129,7 @@ class SimulatedRun:
 
 def simulate_run(
     run_dir: Path, profile_path: Path, scenario: str = DEFAULT_SCENARIO, seed: int | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[RunSummary, RunSummary]:
     """(live summary, simulated summary) of one live run directory; ``seed`` defaults to the
     live run's own (it fixes the task order)."""
     pair = simulate_pair(run_dir, profile_path, scenario, seed)
@@ -159,11 +158,11 @@ def simulate_pair(
     skipped = incomplete_configurations(live_tables["task_runs"])
     # a configuration the live run stopped in the middle of is not a prediction target: its
     # tasks ran beside others that never finished (reported under ``skipped``)
-    live["configurations"] = [
-        c for c in live["configurations"] if (c["architecture"], int(c["concurrency"])) not in skipped
+    live.configurations = [
+        c for c in live.configurations if (c.architecture.value, c.concurrency) not in skipped
     ]
-    for entry in live["configurations"]:
-        conc = int(entry["concurrency"])
+    for entry in live.configurations:
+        conc = entry.concurrency
         sc = load_scenario(scenario).with_profile(profile_path)
         settings = servers.get(str(conc))
         if settings is not None:
@@ -180,22 +179,22 @@ def simulate_pair(
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
         sc.profile.behaviour.hcl_sub_agent = recorded_sub_agent(meta.options).value
         runs = live_tables["task_runs"]
-        mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry["architecture"])]
+        mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry.architecture.value)]
         ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}
         result = simulate(
             sc.profile,
-            entry["architecture"],
+            entry.architecture.value,
             conc,
             seed,
             workload,
-            device=entry["device"],
+            device=entry.device,
             run_id=f"sim-{run_dir.name}",
             # the live monitors' interval: a sampled peak is compared with a sampled peak
             sample_interval_s=float(meta.options.get("sample_interval_s") or 0.5),
             only=ran,
         )
         records += result.records
-        warnings += [f"{entry['architecture']} C={conc}: {w}" for w in result.range_warnings]
+        warnings += [f"{entry.architecture.value} C={conc}: {w}" for w in result.range_warnings]
     sim_meta = RunMeta(
         run_id=f"sim-{run_dir.name}", source=RunSource.SIM, agent_kind=workload.agent_kind, cloud=meta.cloud
     )
@@ -250,9 +249,9 @@ def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, s
 
 
 def compare(
-    pairs: list[tuple[dict[str, Any], dict[str, Any]]],
+    pairs: list[tuple[RunSummary, RunSummary]],
     fit_levels: list[int],
-    draws: list[list[dict[str, Any]]] | None = None,
+    draws: list[list[RunSummary]] | None = None,
 ) -> dict[str, Any]:
     """Per metric: one row per live configuration (live, sim, signed % error, verdict) and the
     scores (scoring.py). A value missing on either side is a row that misses, never dropped.
@@ -262,16 +261,16 @@ def compare(
     for metric in METRICS:
         rows: list[dict[str, Any]] = []
         for i, (live, sim) in enumerate(pairs):
-            sim_by_key = {(c["architecture"], c["concurrency"]): c for c in sim["configurations"]}
+            sim_by_key = {(c.architecture.value, c.concurrency): c for c in sim.configurations}
             drawn = [
-                {(c["architecture"], c["concurrency"]): c for c in d["configurations"]}
+                {(c.architecture.value, c.concurrency): c for c in d.configurations}
                 for d in (draws[i] if draws else [])
             ]
-            for entry in live["configurations"]:
-                key = (entry["architecture"], entry["concurrency"])
+            for entry in live.configurations:
+                key = (entry.architecture.value, entry.concurrency)
                 live_value = _get(entry, metric.path)
                 sim_entry = sim_by_key.get(key)
-                sim_value = _get(sim_entry, metric.path) if sim_entry is not None else None
+                sim_value = _get(sim_entry, metric.path)
                 if live_value is None and sim_value is None:
                     continue  # the metric does not exist for this configuration on either side
                 missing = live_value is None or sim_value is None
@@ -282,7 +281,7 @@ def compare(
                     if live_value != 0:
                         error = (sim_value - live_value) / abs(live_value) * 100.0
                 row: dict[str, Any] = {
-                    "run": live.get("run_id", ""),
+                    "run": live.run_id,
                     "architecture": key[0],
                     "concurrency": key[1],
                     "held_out": key[1] not in fit_levels,
@@ -294,7 +293,7 @@ def compare(
                     "saturated": metric.name == "kv_peak_cells" and saturated(entry, sim_entry),
                 }
                 band = percentiles(
-                    [v for d in drawn if (v := _get(d.get(key, {}), metric.path)) is not None]
+                    [v for d in drawn if (v := _get(d.get(key), metric.path)) is not None]
                     + ([sim_value] if sim_value is not None else [])
                 )
                 if drawn and band is not None:
@@ -334,7 +333,7 @@ def validate(
     held_levels: set[int] = set()
     simulated = [simulate_pair(Path(d), profile, scenario, seed) for d in run_dirs]
     for s in simulated:
-        held_levels |= {int(c["concurrency"]) for c in s.live["configurations"]} - set(fit_levels)
+        held_levels |= {c.concurrency for c in s.live.configurations} - set(fit_levels)
     rate_sets = rate_draws(fit, draws)
     drawn = [
         [simulate_pair(Path(d), profile, scenario, seed, rates) for rates in rate_sets] for d in run_dirs
@@ -370,7 +369,8 @@ def validate(
         report["intervals"] = {"level": LEVEL, "draws": len(rate_sets) + 1, "method": METHOD}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.json"
-    path.write_text(json.dumps(report, indent=1))
+    # the typed report (agbench.results.validation) is what is written: every key declared
+    path.write_text(json.dumps(ValidationReport.model_validate(report).to_json_dict(), indent=1))
     _log_table(report)
     return path
 

@@ -25,16 +25,16 @@ import hashlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agbench.attempt import AgentLabel, Endpoint, MessageKind
 from agbench.config import Architecture
+from agbench.resources import shipped_dir
 
 if TYPE_CHECKING:
     from agbench.live.agents.base import AgentContext
 
-PROMPT_DIR = Path(__file__).resolve().parent / "agents" / "prompts"
+PROMPT_DIR = shipped_dir("prompts")
 
 #: Agent labels as they appear in the trace's ``agent`` / ``sender`` / ``receiver`` columns
 #: (the core's :class:`~agbench.attempt.AgentLabel`; HLL's consulted cloud model is ``cloud``).

@@ -4,7 +4,6 @@ Small models that run on a 2-core machine solve almost no task, so a live run wi
 measures latency and contention truthfully but success, goodput and completion time stay near
 zero. The replay agent takes the decisions from a trajectory (recorded from a real run or
 synthesised from the oracle, ``agbench.trajectory``) and does everything else for real:
-
 - every model turn is a real request to the configuration's server through the recording
   proxy (``ctx.chat``), with a history that grows exactly as the recorded agent's did: the
   role's system prompt, the task instruction, then per turn the model's own reply and the
@@ -57,7 +56,7 @@ from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import DEFAULT as DEFAULT_SUB_AGENT
 from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.live.agents.base import AgentContext, AgentOutcome
-from agbench.live.agents.model_agent import ERROR_STATUS
+from agbench.live.agents.model_agent import ERROR_STATUS, tool_result_text
 from agbench.live.architectures import ArchitecturePlan, Role, SubAgentReport, delegate, plan_for
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter, fit_last_message, sized_text
 from agbench.status import Status
@@ -352,8 +351,6 @@ class ReplayAgent:
         return pending[-1].text
 
     async def _call_tool(self, ctx: AgentContext, role: Role, step: ToolStep) -> str:
-        from agbench.live.agents.model_agent import tool_result_text
-
         known = {t.name for t in ctx.tools}
         if step.tool not in known:
             return f"error: unknown tool {step.tool!r}; available tools: {', '.join(sorted(known))}"

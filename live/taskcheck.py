@@ -20,10 +20,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 from agbench.live.sandbox import MissingRequiredProgram, Sandbox, SandboxError, create_sandbox
 from agbench.live.sandbox.base import WORK_DIR
-from agbench.live.taskcases import KINDS, Case, declared_cases, generic_cases, tree_digests
+from agbench.live.sandbox.dockerd import stop_shared_daemon
+from agbench.live.taskcases import (
+    CLASSES,
+    KINDS,
+    Case,
+    NotApplicable,
+    answer_class_cases,
+    declared_cases,
+    generic_cases,
+    state_class_cases,
+    tree_digests,
+)
 from agbench.live.verification import OracleError, Verdict, run_oracle, verify
 from agbench.status import Status
 from agbench.task import Task
@@ -35,6 +47,7 @@ class CaseResult:
     name: str
     ok: bool
     detail: str
+    cls: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,7 @@ class TaskCheck:
     results: tuple[CaseResult, ...]
     wall_s: float = 0.0
     error: str = ""  # the task could not be checked at all (e.g. a malformed checks.toml)
+    not_applicable: tuple[NotApplicable, ...] = ()
 
     def of(self, kind: str) -> list[CaseResult]:
         return [r for r in self.results if r.kind == kind]
@@ -77,10 +91,12 @@ def judge(case: Case, verdict: Verdict) -> CaseResult:
     """Whether ``verdict`` is what ``case`` must get."""
     if case.must_succeed:
         ok = verdict.status == Status.SUCCESS
+    elif case.kind == "exhaustion":  # either verdict, as long as the grader itself survived
+        ok = verdict.status in (Status.SUCCESS, Status.VERIFICATION_FAILED)
     else:
         ok = verdict.status == Status.VERIFICATION_FAILED
     what = f"graded {verdict.status} ({verdict.reward:g}): {verdict.reason}"[:400]
-    return CaseResult(case.kind, case.name, ok, what)
+    return CaseResult(case.kind, case.name, ok, what, case.cls)
 
 
 #: Paths removed by one ``rm`` in the sandbox when a case deletes files.
@@ -110,6 +126,10 @@ async def _apply(sandbox: Sandbox, case: Case, oracle_state: Path | None) -> Non
             raise SandboxError(f"could not delete {len(batch)} paths: {res.stderr_text.strip()[:300]}")
     for rel, data in case.write.items():
         await sandbox.write_file(f"{WORK_DIR}/{rel}", data)
+    for rel in case.sparse:  # made inside the sandbox: a 1 GiB file costs the agent nothing
+        res = await sandbox.exec(["truncate", "-s", "1G", f"{WORK_DIR}/{rel}"], timeout_s=60, cwd="/")
+        if res.exit_code != 0:
+            raise SandboxError(f"could not make {rel} sparse: {res.stderr_text.strip()[:300]}")
 
 
 async def grade_case(
@@ -132,7 +152,7 @@ async def _grade_case(
     try:
         verdict = await grade_case(task, backend, attempt_dir, case, oracle_state, oracle_answer)
     except (SandboxError, OSError) as exc:
-        return CaseResult(case.kind, case.name, False, f"sandbox: {exc}")
+        return CaseResult(case.kind, case.name, False, f"sandbox: {exc}", case.cls)
     return judge(case, verdict)
 
 
@@ -168,8 +188,13 @@ async def check_task(task: Task, backend: str, work_root: Path) -> TaskCheck:
     oracle, answer = await run_oracle_case(task, backend, work_root / f"{task.id}-oracle", state)
     results = [oracle]
     cases = [Case("null", "null agent", False, {}, (), "")]
+    not_applicable: list[NotApplicable] = []
     if answer is not None:
-        cases += generic_cases(task, tree_digests(task.environment_dir), tree_digests(state)) + declared
+        inputs, end_state = tree_digests(task.environment_dir), tree_digests(state)
+        by_answer, na_answer = answer_class_cases(answer)
+        by_state, na_state = state_class_cases(task, state, inputs, end_state)
+        cases += generic_cases(task, inputs, end_state) + by_answer + by_state + declared
+        not_applicable = na_answer + na_state
     for i, case in enumerate(cases):
         if case.after_oracle and answer is None:
             continue
@@ -177,7 +202,7 @@ async def check_task(task: Task, backend: str, work_root: Path) -> TaskCheck:
         results.append(await _grade_case(task, backend, attempt_dir, case, state, answer or ""))
     with contextlib.suppress(OSError):
         shutil.rmtree(state)
-    return TaskCheck(task.id, tuple(results), time.monotonic() - t0)
+    return TaskCheck(task.id, tuple(results), time.monotonic() - t0, not_applicable=tuple(not_applicable))
 
 
 async def check_tasks_async(tasks: list[Task], backend: str, *, progress: bool = True) -> list[TaskCheck]:
@@ -198,16 +223,14 @@ async def check_tasks_async(tasks: list[Task], backend: str, *, progress: bool =
 
 def check_tasks(tasks: list[Task], backend: str, *, progress: bool = True) -> list[TaskCheck]:
     """Oracle, null, adversarial and paraphrase cases for every task, on ``backend``."""
-    if backend not in ("docker", "bwrap"):
-        raise AgbenchError(f"unknown sandbox backend {backend!r} (choose from docker, bwrap)")
+    if backend not in SANDBOX_BACKENDS:
+        raise AgbenchError(f"unknown sandbox backend {backend!r} (choose from {', '.join(SANDBOX_BACKENDS)})")
     if not tasks:
         raise AgbenchError("no tasks to check")
     try:
         return asyncio.run(check_tasks_async(tasks, backend, progress=progress))
     finally:
         if backend == "docker":
-            from agbench.live.sandbox.docker import stop_shared_daemon
-
             stop_shared_daemon()
 
 
@@ -229,13 +252,34 @@ def counts(checks: list[TaskCheck]) -> Counts:
     return out
 
 
+def class_table(checks: list[TaskCheck]) -> list[str]:
+    """Per generic class: on how many tasks it holds (every case of the class graded as it must
+    be), on how many it was tried, and on how many it does not apply (with the reasons)."""
+    rows = []
+    for cls in CLASSES:
+        tried = [ch for ch in checks if any(r.cls == cls for r in ch.results)]
+        held = [ch for ch in tried if all(r.ok for r in ch.results if r.cls == cls)]
+        reasons: dict[str, int] = {}
+        for ch in checks:
+            for na in ch.not_applicable:
+                if na.cls == cls:
+                    reasons[na.why] = reasons.get(na.why, 0) + 1
+        na_text = "; ".join(f"n/a on {n}: {why}" for why, n in reasons.items())
+        rows.append(
+            f"  {cls:<26} holds on {len(held)}/{len(tried)} tasks" + (f" ({na_text})" if na_text else "")
+        )
+    return rows
+
+
 def summary_line(checks: list[TaskCheck]) -> str:
+    """The closing summary: counts per kind, then one line per generic class."""
     c = counts(checks)
     figures = ", ".join(f"{k} {c.passed[k]}/{c.total[k]}" for k in KINDS)
     misses = [ch.task_id for ch in checks if not ch.ok]
+    table = "\n".join(["generic classes:", *class_table(checks)])
     if not misses:
-        return f"all {len(checks)} tasks pass: {figures}"
-    return f"{len(misses)} of {len(checks)} tasks miss ({', '.join(misses)}): {figures}"
+        return f"all {len(checks)} tasks pass: {figures}\n{table}"
+    return f"{len(misses)} of {len(checks)} tasks miss ({', '.join(misses)}): {figures}\n{table}"
 
 
 def exit_code(checks: list[TaskCheck]) -> int:

@@ -3,7 +3,7 @@
 The verifier never runs where the agent ran. :func:`verify` first stops the agent's sandbox
 (no agent process survives), then grades in a fresh grading sandbox of the same backend
 (``Sandbox.grading_twin``): the attempt's work dir read-only at /work, the task's verifier plus
-``agbench_grading.py`` plus ``answer.txt`` read-only at /verifier, the task's pristine
+``agbench_grading.py`` (with its ``grading_*.py`` parts) plus ``answer.txt`` read-only at /verifier, the task's pristine
 ``environment/`` read-only at /pristine, HOME and TMPDIR on a fresh tmpfs, a uid other than
 the agent's, and ``python3 -I`` (no user site, no PYTHON* variables, no script dir from /work).
 Nothing the agent left in /work (a ``usercustomize.py``, a ``.pth`` file, an exit hook) can
@@ -26,19 +26,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import agbench.task
 from agbench.errors import AgbenchError
 from agbench.live.sandbox import Sandbox
 from agbench.live.sandbox.base import SOLUTION_DIR, VERIFIER_DIR, WORK_DIR, GradingMounts, copy_tree
+from agbench.resources import grading_module
 from agbench.status import Status
 from agbench.task import Task
 
 VERIFIER_TIMEOUT_S = 600.0
 SUCCESS_REWARD = 1.0
 ANSWER_FILE = "answer.txt"
-GRADING_MODULE = (
-    Path(agbench.task.__file__).resolve().parent.parent / "tasks" / "_grading" / "agbench_grading.py"
-)
+GRADING_MODULE = grading_module()
 # ``python3 -I`` leaves the script's folder off sys.path; /verifier (read-only, ours) goes back
 # on so ``from agbench_grading import ...`` works. The cwd (/work) is never on it.
 
@@ -96,7 +94,8 @@ def prepare_verifier_dir(task: Task, answer: str, dest: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     copy_tree(task.verifier_dir, dest)
-    shutil.copy2(GRADING_MODULE, dest / GRADING_MODULE.name)
+    for module in sorted(GRADING_MODULE.parent.glob("*.py")):  # agbench_grading and its parts
+        shutil.copy2(module, dest / module.name)
     (dest / ANSWER_FILE).write_text(answer, encoding="utf-8")
     # Only the verifier's own uid may enter: agent code a verifier runs as another uid (65534
     # under Docker and on a host) cannot read the expected values. (Under bubblewrap the

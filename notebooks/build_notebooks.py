@@ -191,7 +191,7 @@ WHATIF = [
         "            sc.profile.server.kv_unified = True\n"
         "            records += simulate(sc.profile, arch, c, 0, workload, device=label).records\n"
         "    summary = summarize(records_to_tables(records), {'source': 'sim', 'cloud': meta.get('cloud', {})})\n"
-        "    return pd.DataFrame(summary['configurations'])\n"
+        "    return pd.DataFrame(summary.to_json_dict()['configurations'])\n"
         "\n"
         "levels = [1, 2, 4, 8, 16, 32]\n"
         "frames = [\n"

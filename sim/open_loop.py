@@ -124,7 +124,7 @@ def run_load_sim(
 ) -> Path:
     """Simulate a load run (the scenario's device, optionally a calibrated profile laid over it)
     and write it as a run directory with the load report."""
-    from agbench.report.load import write_load_report
+    from agbench.report.load import write_load_report  # lazy: matplotlib, only for the report
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if profile is not None:

@@ -25,13 +25,13 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import tomli_w
 
 from agbench.config import PriceTable
 from agbench.errors import AgbenchError
-from agbench.schema import check
+from agbench.schema import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, SHARE, Bound, check
 from agbench.status import Status
 
 T = TypeVar("T")
@@ -42,25 +42,37 @@ class DeviceProfile:
     """The hardware: what bounds inference (bandwidth, compute, memory) and tools (cores)."""
 
     name: str = "device"
-    memory_gb: float = 16.0  # memory the model server can use (VRAM, or unified/system RAM)
-    bandwidth_gb_s: float = 50.0  # peak memory bandwidth
-    compute_tflops: float = 1.0  # peak dense matmul throughput at the weights' compute precision
-    cores: int = 2  # CPU cores shared by tools (and inference when gpu = false)
+    memory_gb: Annotated[float, Bound(gt=0, unit="GB")] = (
+        16.0  # memory the model server can use (VRAM, or unified/system RAM)
+    )
+    bandwidth_gb_s: Annotated[float, Bound(gt=0, unit="GB/s")] = 50.0  # peak memory bandwidth
+    compute_tflops: Annotated[float, Bound(gt=0, unit="TFLOPS")] = (
+        1.0  # peak dense matmul throughput at the weights' compute precision
+    )
+    cores: Annotated[int, Bound(ge=1, unit="CPU cores")] = (
+        2  # CPU cores shared by tools (and inference when gpu = false)
+    )
     gpu: bool = False  # false: inference runs on the CPU cores, sharing them with tools
-    memory_overhead_gb: float = 1.0  # runtime buffers, compute graph, OS share of unified memory
-    bandwidth_efficiency: float = 0.7  # achieved / peak bandwidth in decode
-    compute_efficiency: float = 0.4  # achieved / peak compute in prefill
+    memory_overhead_gb: Annotated[float, Bound(ge=0, unit="GB")] = (
+        1.0  # runtime buffers, compute graph, OS share of unified memory
+    )
+    bandwidth_efficiency: Annotated[float, Bound(gt=0, le=1, unit="achieved / peak")] = (
+        0.7  # achieved / peak bandwidth in decode
+    )
+    compute_efficiency: Annotated[float, Bound(gt=0, le=1, unit="achieved / peak")] = (
+        0.4  # achieved / peak compute in prefill
+    )
     # Decode kernels at small batches are neither free nor compute bound: each extra token in a
     # decode micro-batch adds this share of the one-token step (published llama.cpp micro-batch
     # tables for the GPU class and backend; predictors/roofline.py).
-    batch_growth_per_token: float = 0.0
+    batch_growth_per_token: Annotated[float, NON_NEGATIVE] = 0.0
     # Micro-batch tokens up to which llama.cpp decodes with its mat-vec kernels (8 on CUDA and
     # Vulkan); beyond it the tiled matmul kernels take about as long until compute bound. 0: no limit.
-    vec_kernel_max_tokens: int = 0
+    vec_kernel_max_tokens: Annotated[int, Bound(ge=0, unit="tokens; 0 = no limit")] = 0
     # The energy model (sim/energy.py): the device draws idle_w while the local server is
     # idle and active_w while it serves a request. 0 = no figure: energy left empty.
-    idle_w: float = 0.0
-    active_w: float = 0.0
+    idle_w: Annotated[float, Bound(ge=0, unit="W")] = 0.0
+    active_w: Annotated[float, Bound(ge=0, unit="W")] = 0.0
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
 
@@ -69,14 +81,22 @@ class ModelProfile:
     """The model's shape: enough to size weights, KV bytes per token and FLOPs per token."""
 
     name: str = "model"
-    params_b: float = 0.135  # parameters, billions (dense: all active per token)
-    layers: int = 30
-    kv_heads: int = 3
-    head_dim: int = 64
-    weight_bits: float = 4.5  # effective bits per weight incl. quantisation scales
-    kv_bits: float = 16.0  # 16 = f16 cache; 8.5 = q8_0 (32 values + one f16 scale per block)
-    q_heads: int = 0  # attention (query) heads; 0 = assume 4 x kv_heads (common GQA ratio)
-    max_output_tokens: int = 8192
+    params_b: Annotated[float, Bound(gt=0, unit="billions of parameters")] = (
+        0.135  # parameters, billions (dense: all active per token)
+    )
+    layers: Annotated[int, COUNT] = 30
+    kv_heads: Annotated[int, COUNT] = 3
+    head_dim: Annotated[int, COUNT] = 64
+    weight_bits: Annotated[float, Bound(gt=0, le=64, unit="bits per weight")] = (
+        4.5  # effective bits per weight incl. quantisation scales
+    )
+    kv_bits: Annotated[float, Bound(gt=0, le=64, unit="bits per value")] = (
+        16.0  # 16 = f16 cache; 8.5 = q8_0 (32 values + one f16 scale per block)
+    )
+    q_heads: Annotated[int, Bound(ge=0, unit="0 = 4 x kv_heads")] = (
+        0  # attention (query) heads; 0 = assume 4 x kv_heads (common GQA ratio)
+    )
+    max_output_tokens: Annotated[int, Bound(ge=1, unit="tokens")] = 8192
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
     @property
@@ -105,21 +125,25 @@ class ServerRates:
     inference threads get (entities/cpu.py).
     """
 
-    prefill_tok_s: float = 200.0
-    prefill_ctx_slowdown_per_k: float = 0.0
+    prefill_tok_s: Annotated[float, Bound(gt=0, unit="tokens/s")] = 200.0
+    prefill_ctx_slowdown_per_k: Annotated[float, NON_NEGATIVE] = 0.0
     # Unified pool: a prompt batch's attention spans every cell the pool holds (llama.cpp's
     # ``get_n_kv``), the other sequences' cells masked, not skipped. Seconds per 1,000 such
     # masked cells, per prompt batch and per prompt token in it (measured: docs/design.md).
     prefill_masked_batch_s_per_k: float = 0.0
     prefill_masked_token_s_per_k: float = 0.0
-    decode_step_s: float = 0.0135
-    decode_step_per_seq_s: float = 0.0227
-    decode_step_per_kv_token_s: float = 0.0
-    decode_compute_per_seq_s: float = 0.0  # one sequence's matmul work per step at the achieved compute rate
-    decode_batch_saturation: float = (
+    decode_step_s: Annotated[float, Bound(gt=0, unit="s")] = 0.0135
+    decode_step_per_seq_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0227
+    decode_step_per_kv_token_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    decode_compute_per_seq_s: Annotated[float, Bound(ge=0, unit="s")] = (
+        0.0  # one sequence's matmul work per step at the achieved compute rate
+    )
+    decode_batch_saturation: Annotated[float, Bound(ge=0, unit="sequences; 0 = never")] = (
         0.0  # sequences beyond which the weight-read term stops growing; 0: never
     )
-    spec_tokens_per_step: float = 1.0  # tokens accepted per sequence per step (MTP/draft)
+    spec_tokens_per_step: Annotated[float, Bound(ge=1, unit="tokens")] = (
+        1.0  # tokens accepted per sequence per step (MTP/draft)
+    )
     source: str = "default"  # "roofline", "calibrated", "measured", ... (reports say it)
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
@@ -152,17 +176,27 @@ class ServerProfile:
     """The local server as launched: llama.cpp's slot and KV-pool semantics."""
 
     engine: str = "llama.cpp"
-    n_ctx: int = 4096  # total KV cells (tokens)
+    n_ctx: Annotated[int, Bound(ge=16, unit="KV tokens")] = 4096  # total KV cells (tokens)
     # > 0: the pool grows with the slots, n_ctx_per_slot each (what `agbench run` does by default:
     # 4,096 per slot); n_ctx is then ignored
-    n_ctx_per_slot: int = 0
-    n_parallel: int = 4  # slots; 0 = as many as the concurrency
+    n_ctx_per_slot: Annotated[int, Bound(ge=0, unit="KV tokens per slot; 0 = use n_ctx")] = 0
+    n_parallel: Annotated[int, Bound(ge=0, unit="slots; 0 = as many as the concurrency")] = (
+        4  # slots; 0 = as many as the concurrency
+    )
     kv_unified: bool = False  # one shared pool (each request may use all of it) vs n_ctx / n_parallel
-    n_batch: int = 512  # logical batch: prompt tokens per step while decodes share it
-    threads: int = 2  # inference threads (CPU-only devices compete with tools for cores)
-    oversubscribed_efficiency: float = 0.5  # CPU-only: speed per allocated core when threads > cores given
-    slot_policy: str = "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
-    slot_prompt_similarity: float = 0.1  # llama.cpp --slot-prompt-similarity
+    n_batch: Annotated[int, Bound(ge=1, unit="tokens")] = (
+        512  # logical batch: prompt tokens per step while decodes share it
+    )
+    threads: Annotated[int, Bound(ge=1, unit="threads")] = (
+        2  # inference threads (CPU-only devices compete with tools for cores)
+    )
+    oversubscribed_efficiency: Annotated[float, SHARE] = (
+        0.5  # CPU-only: speed per allocated core when threads > cores given
+    )
+    slot_policy: Annotated[str, Bound(choices=("llama-cpp", "sticky"))] = (
+        "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
+    )
+    slot_prompt_similarity: Annotated[float, FRACTION] = 0.1  # llama.cpp --slot-prompt-similarity
     idle_cache_holds_kv: bool = False  # unified pool: idle slots' cached prefixes count as in use
     # llama-server's answer to a full unified pool (server-context.cpp, try_clear_idle_slots):
     # first purge idle slots' caches one by one (lowest slot id first), and only when no idle
@@ -172,7 +206,7 @@ class ServerProfile:
     # llama-server's host-memory prompt cache (--cache-ram, MiB; its default is 8,192; 0 = off):
     # a slot's state is saved there when the slot is given to another conversation, and restored
     # on whichever slot that conversation's next turn gets (entities/prompt_cache.py).
-    prompt_cache_mib: float = 8192.0
+    prompt_cache_mib: Annotated[float, Bound(ge=0, unit="MiB; 0 = off")] = 8192.0
     # --cache-idle-slots (llama-server's default: on): with a unified pool and the prompt cache,
     # every idle slot is saved to the prompt cache and cleared when a task starts, so idle
     # conversations hold no KV cells.
@@ -183,22 +217,24 @@ class ServerProfile:
     # then prompt tokens of the waiting slots in slot order up to n_batch), runs it to the
     # end, and only then looks at prompts that arrived meanwhile; prompt tokens of a batch are
     # done when the batch is. Decodes still advance one token per iteration.
-    prefill_scheduling: str = "shared"
+    prefill_scheduling: Annotated[str, Bound(choices=("shared", "iterations"))] = "shared"
     # What a server sample reports as KV in use: "held" = cells filled so far (cached + prefilled
     # + generated); "slots" = what llama.cpp's /slots shows and the live sampler sums: each busy
     # slot's prompt tokens placed so far (a batch's from its start, cached ones included) plus
     # the tokens it has generated.
-    kv_sampled_as: str = "held"
+    kv_sampled_as: Annotated[str, Bound(choices=("held", "slots"))] = "held"
     # Time a request spends in the client, proxy and HTTP layer beyond the server's own
     # prompt + generation work (fitted: live total_s minus llama.cpp's timings); counted in
     # the call's TTFT and total time, as the live proxy measures them.
-    request_overhead_s: float = 0.0
-    spec_draft_max: int = 0  # speculative decoding: draft tokens per step (MTP heads, draft model)
+    request_overhead_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    spec_draft_max: Annotated[int, Bound(ge=0, unit="draft tokens")] = (
+        0  # speculative decoding: draft tokens per step (MTP heads, draft model)
+    )
     # llama.cpp's reported draft acceptance rate (accepted / drafted): 1 + drafts x this tokens per step
-    spec_acceptance: float = 0.0
+    spec_acceptance: Annotated[float, FRACTION] = 0.0
     # extra time of a one-sequence step that drafts and verifies, as a fraction of a plain step
     # (what a published MTP speedup at one sequence implies: (1 + drafts x acceptance) / speedup - 1)
-    spec_step_overhead: float = 0.0
+    spec_step_overhead: Annotated[float, NON_NEGATIVE] = 0.0
     rates: ServerRates | None = None  # None: derive from device + model (predictors/roofline.py)
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
@@ -219,13 +255,19 @@ class CloudProfile:
     """A cloud API: no contention, lognormal latencies, a provider prompt cache and prices."""
 
     name: str = "cloud"
-    ttft_median_s: float = 1.5
-    ttft_sigma: float = 0.4  # lognormal shape
-    output_tok_s_median: float = 60.0
-    output_tok_s_sigma: float = 0.25
-    prefill_tok_s: float = 20000.0  # uncached prompt tokens add to TTFT at this rate
-    cache_hit_p: float = 0.95  # the previous prompt of the same conversation is still cached
-    cache_block_tokens: int = 64  # providers cache whole blocks of a prefix
+    ttft_median_s: Annotated[float, Bound(gt=0, unit="s")] = 1.5
+    ttft_sigma: Annotated[float, NON_NEGATIVE] = 0.4  # lognormal shape
+    output_tok_s_median: Annotated[float, Bound(gt=0, unit="tokens/s")] = 60.0
+    output_tok_s_sigma: Annotated[float, NON_NEGATIVE] = 0.25
+    prefill_tok_s: Annotated[float, Bound(gt=0, unit="tokens/s")] = (
+        20000.0  # uncached prompt tokens add to TTFT at this rate
+    )
+    cache_hit_p: Annotated[float, FRACTION] = (
+        0.95  # the previous prompt of the same conversation is still cached
+    )
+    cache_block_tokens: Annotated[int, Bound(ge=1, unit="tokens")] = (
+        64  # providers cache whole blocks of a prefix
+    )
     system_prompt_cached: bool = True  # the shared system prompt stays cached across tasks
     prices: PriceTable = field(default_factory=PriceTable)
     # The live harness without an API key serves "cloud" calls from a second local llama-server
@@ -235,20 +277,24 @@ class CloudProfile:
     # the lognormal fields above are then unused. Calibration sets it when run.json says
     # ``cloud_standin``; off (the default) the cloud is an uncontended API.
     standin_local: bool = False
-    standin_ctx_per_slot: int = 4096
-    standin_threads: int = 0  # inference threads of the stand-in; 0 = the local server's
+    standin_ctx_per_slot: Annotated[int, Bound(ge=16, unit="KV tokens")] = 4096
+    standin_threads: Annotated[int, Bound(ge=0, unit="threads; 0 = the local server's")] = (
+        0  # inference threads of the stand-in; 0 = the local server's
+    )
     # Leading tokens every consultation (HLL) shares: the consultant's own system prompt, which
     # a provider or the stand-in keeps in its prefix cache (fitted: cached tokens of consults).
-    consult_prefix_tokens: int = 0
+    consult_prefix_tokens: Annotated[int, Bound(ge=0, unit="tokens")] = 0
 
 
 @dataclass
 class ToolProfile:
     """Tool processes: wall time from the workload, CPU demand shared by processor sharing."""
 
-    default_cpu_fraction: float = 0.5  # cpu_s / wall_s when a step does not say
-    max_cores_per_tool: float = 1.0
-    wall_scale: float = 1.0  # device-wide multiplier (e.g. a slower storage / CPU)
+    default_cpu_fraction: Annotated[float, Bound(ge=0, unit="CPU s / wall s")] = (
+        0.5  # cpu_s / wall_s when a step does not say
+    )
+    max_cores_per_tool: Annotated[float, Bound(gt=0, unit="cores")] = 1.0
+    wall_scale: Annotated[float, POSITIVE] = 1.0  # device-wide multiplier (e.g. a slower storage / CPU)
     # Fitted per tool (calibration): wall and CPU seconds of a call, used for trajectory steps
     # that record no time of their own (synthesised trajectories); empty = use the step's.
     wall_s_by_tool: dict[str, float] = field(default_factory=dict)
@@ -266,25 +312,35 @@ class BehaviourProfile:
 
     # The run's deadline override, shared by every agent of a task; None: each task's own limit
     # (agbench.task.task_deadline_s, the rule live runs use too).
-    deadline_s: float | None = None
+    deadline_s: Annotated[float | None, Bound(gt=0, unit="s")] = None
     lo_stop_on_context_error: bool = True  # the local agent does not compact its history
     hll_stop_on_context_error: bool = True
-    hcl_redelegate_p: float = 0.9  # a failed delegation is tried again with this probability
-    hcl_redelegate_max: int = 1000  # ... at most this often (the deadline usually ends it first)
+    hcl_redelegate_p: Annotated[float, FRACTION] = (
+        0.9  # a failed delegation is tried again with this probability
+    )
+    hcl_redelegate_max: Annotated[int, NON_NEGATIVE] = (
+        1000  # ... at most this often (the deadline usually ends it first)
+    )
     hcl_failed_delegation_status: str = Status.VERIFICATION_FAILED.value  # when the cloud agent gives up
     # HCL's local sub-agent keeps its history across delegations ("persistent", the paper's)
     # or starts fresh each time ("fresh"): agbench.hcl_sub_agent, the live option of that name.
-    hcl_sub_agent: str = "persistent"
-    hll_consult_on_context_error_p: float = 0.0  # HLL's local agent asks the cloud to finish instead
+    hcl_sub_agent: Annotated[str, Bound(choices=("persistent", "fresh"))] = "persistent"
+    hll_consult_on_context_error_p: Annotated[float, FRACTION] = (
+        0.0  # HLL's local agent asks the cloud to finish instead
+    )
     exposure_p: dict[str, float] = field(default_factory=lambda: {"CO": 0.76, "HCL": 0.70, "HLL": 0.18})
-    sensitive_items_per_task: int = 2
-    harness_overhead_s: float = 1.0  # sandbox setup + verification per task (counted as "other")
-    setup_share: float = 0.5  # the part of harness_overhead_s spent before the agent starts
+    sensitive_items_per_task: Annotated[int, NON_NEGATIVE] = 2
+    harness_overhead_s: Annotated[float, Bound(ge=0, unit="s")] = (
+        1.0  # sandbox setup + verification per task (counted as "other")
+    )
+    setup_share: Annotated[float, FRACTION] = (
+        0.5  # the part of harness_overhead_s spent before the agent starts
+    )
     # The harness's own time before each model request (building and sizing the request,
     # the proxy) when the trajectory records none (``think_s`` = 0): fitted by calibration.
-    turn_gap_s: float = 0.0
+    turn_gap_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
     # Of that gap, the CPU seconds the harness process burns on it (runs on the shared cores).
-    turn_gap_cpu_s: float = 0.0
+    turn_gap_cpu_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
 
 
 @dataclass

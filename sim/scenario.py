@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.schema import check
+from agbench.resources import shipped_dir
+from agbench.schema import NON_NEGATIVE, Bound, check
 from agbench.shipped import find_toml, shipped_names
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml
@@ -39,7 +40,7 @@ from agbench.sim.workloads.base import Workload
 from agbench.sim.workloads.replay import replay_workload
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
 
-SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+SCENARIO_DIR = shipped_dir("scenarios")
 PROFILE_TABLES = ("device", "model", "server", "cloud", "tools", "behaviour", "fit")
 
 
@@ -54,9 +55,9 @@ class Scenario:
     description: str = ""
     archs: list[Architecture] = field(default_factory=lambda: list(Architecture))
     concurrency: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
-    seed: int = 0
-    limit: int = 0
-    workload_kind: str = "synthetic"
+    seed: Annotated[int, NON_NEGATIVE] = 0
+    limit: Annotated[int, Bound(ge=0, unit="tasks; 0 = all")] = 0
+    workload_kind: Annotated[str, Bound(choices=("synthetic", "replay"))] = "synthetic"
     synthetic: SyntheticParams = field(default_factory=SyntheticParams)
     trajectories: Path | None = None
     path: Path | None = None

@@ -8,12 +8,14 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 
 from agbench.run_meta import RunMeta
-from agbench.schema import ConfigError
+from agbench.schema import COUNT, Bound, ConfigError, check
 from agbench.sim.profiles import Profile
 from agbench.sim.scenario import SCENARIO_DIR, load_scenario, shipped_scenarios
 from agbench.trajectory import TrajectorySet
@@ -116,3 +118,46 @@ def test_cli_bad_profile_value_is_one_line_exit_2(tmp_path: Path) -> None:
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"agbench: error: {path}.server: n_parallel = -4")
     assert "allowed" in line
+
+
+def test_sweep_options_are_checked_by_their_field_bounds() -> None:
+    from agbench.live.runner.options import SweepOptions, validate_options
+    from agbench.schema import bounds
+
+    declared = bounds(SweepOptions)
+    assert declared["local_ctx"].ge == 64
+    assert declared["backend"].choices == ("docker", "bwrap")
+    cases = [
+        (
+            {"local_ctx": 32},
+            r"^invalid option: --local-ctx = 32: .*greater than or equal to 64 .*KV tokens\)$",
+        ),
+        ({"concurrency": [2, 0]}, r"^invalid option: --concurrency\.1 = 0: .*greater than or equal to 1"),
+        ({"concurrency": []}, r"^invalid option: --concurrency = \[\]: List should have at least 1 item"),
+        (
+            {"agent": "wizard"},
+            r"^invalid option: unknown agent 'wizard' for --agent \(allowed: one of 'model'",
+        ),
+        ({"max_cloud_usd": -1.0}, r"^invalid option: --max-cloud-usd = -1\.0: .*>= 0, USD\)$"),
+        ({"retries": "2"}, r"^invalid option: --retries = '2': Input should be a valid integer"),
+    ]
+    for values, message in cases:
+        with pytest.raises(ConfigError, match=message):
+            validate_options(SweepOptions(**values))
+    validate_options(SweepOptions(concurrency=[1, 2], local_ctx=4096, max_cloud_usd=0.0))
+
+
+def test_a_bound_applies_inside_optional_and_list_types() -> None:
+
+    @dataclass
+    class Example:
+        levels: Annotated[list[Annotated[int, COUNT]], Bound(min_items=1)] = field(
+            default_factory=lambda: [1]
+        )
+        limit: Annotated[float | None, Bound(gt=0, unit="s")] = None
+
+    check(Example(), "x")
+    with pytest.raises(ConfigError, match=r"^x: levels\.0 = 0: "):
+        check(Example(levels=[0]), "x")
+    with pytest.raises(ConfigError, match=r"^x: limit = 0\.0: .*\(allowed: a number > 0, s\)$"):
+        check(Example(limit=0.0), "x")

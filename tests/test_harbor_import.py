@@ -174,6 +174,7 @@ def test_bad_inputs_raise_one_line_errors(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.bwrap
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_imported_task_passes_tasks_check_in_bwrap_sandbox(tmp_path: Path) -> None:
     """The wrappers work inside a real sandbox: no /tests, /solution or /logs to write to."""
@@ -203,6 +204,7 @@ def test_import_a_whole_dataset_folder(tmp_path: Path) -> None:
         import_harbor_tasks(dataset / "assets", tmp_path / "suite")
 
 
+@pytest.mark.bwrap
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_harbor_tests_run_in_the_isolated_grading_sandbox(tmp_path: Path) -> None:
     """test.sh runs where every verifier runs: not as the agent's uid, HOME not /work, /work

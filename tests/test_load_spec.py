@@ -75,6 +75,7 @@ def test_simulated_open_loop_saturates_like_a_server() -> None:
     assert records == simulate_load(profile, levels)  # deterministic
 
 
+@pytest.mark.slow
 def test_sim_load_run_directory_and_cli(tmp_path: Path) -> None:
     p, o = TokenDistribution.parse("64"), TokenDistribution.parse("8")
     levels = [rate_level(r, 6, p, o, poisson=False, seed=0) for r in (0.5, 4.0)]

@@ -22,6 +22,11 @@ from agbench.store import AttemptKey, RunStore
 DEV = "box"
 
 
+def summary_document(tables: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """summary.json as written: the typed summary's JSON document."""
+    return summarize(tables, meta).to_json_dict()
+
+
 def run(arch: str, task: str, attempt: int, t0: float, t1: float, status: str, **kw: Any) -> TaskRun:
     fields = {"category": "local_files", "agent_kind": "replay", **kw}
     return TaskRun(
@@ -136,7 +141,7 @@ def by_arch(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_hand_computed_outcomes() -> None:
-    summary = summarize(frames(fixture_records()), {"source": "live", "run_id": "r"})
+    summary = summary_document(frames(fixture_records()), {"source": "live", "run_id": "r"})
     lo, co = by_arch(summary)["LO"], by_arch(summary)["CO"]
     assert [c["architecture"] for c in summary["configurations"]] == ["LO", "CO"]
     assert (lo["tasks"], lo["success"]) == (4, 2)
@@ -163,7 +168,7 @@ def test_hand_computed_outcomes() -> None:
 
 
 def test_hand_computed_scores() -> None:
-    lo = by_arch(summarize(frames(fixture_records()), {}))["LO"]
+    lo = by_arch(summary_document(frames(fixture_records()), {}))["LO"]
     assert lo["raw_score_all_tasks"] == 0.5  # 2 of 4
     assert lo["score_valid_tasks_only"] == pytest.approx(2 / 3)  # the setup failure dropped
     assert lo["model_score_valid_tasks_only"] == 0.5  # t3 lacked full capability: t1, t2 left
@@ -173,7 +178,7 @@ def test_hand_computed_cloud_cost_and_exposure() -> None:
     meta = {
         "cloud": {"prices": {"cached_input_per_m": 1.0, "uncached_input_per_m": 10.0, "output_per_m": 100.0}}
     }
-    co = by_arch(summarize(frames(fixture_records()), meta))["CO"]
+    co = by_arch(summary_document(frames(fixture_records()), meta))["CO"]
     assert co["cloud_cost_usd"] == pytest.approx(0.035)
     assert co["cloud_cost_successful_usd"] == pytest.approx(0.03)
     assert co["cloud_cost_failed_usd"] == pytest.approx(0.005)
@@ -183,15 +188,15 @@ def test_hand_computed_cloud_cost_and_exposure() -> None:
     )
     assert (co["sensitive_exposed"], co["sensitive_total"]) == (2, 4)
     assert co["exposure_ratio"] == 0.5
-    lo = by_arch(summarize(frames(fixture_records()), {}))["LO"]
+    lo = by_arch(summary_document(frames(fixture_records()), {}))["LO"]
     assert lo["exposure_ratio"] == 0.0
     assert lo["cloud_cost_breakdown_usd"]["output"] == 0.0
-    default = by_arch(summarize(frames(fixture_records()), {}))["CO"]
+    default = by_arch(summary_document(frames(fixture_records()), {}))["CO"]
     assert default["cloud_cost_breakdown_usd"]["output"] == pytest.approx(PriceTable().cost(0, 0, 300))
 
 
 def test_hand_computed_serving() -> None:
-    summary = summarize(frames(fixture_records()), {})
+    summary = summary_document(frames(fixture_records()), {})
     lo, co = by_arch(summary)["LO"], by_arch(summary)["CO"]
     # Only the counted attempts' calls: 0.1 .. 0.4 (not the interrupted 100 s or superseded 50 s).
     assert lo["ttft_p50_s"] == pytest.approx(0.25)
@@ -220,7 +225,7 @@ def test_labels_and_secrets_from_meta() -> None:
             "api_key_env": "AGBENCH_CLOUD_API_KEY",
         },
     }
-    summary = summarize(frames(fixture_records()), meta)
+    summary = summary_document(frames(fixture_records()), meta)
     assert summary["labels"] == ["tiny model", "cloud stand-in", "mock provider", "simulated"]
     assert summary["agent_kind"] == "replay"
     assert "sk-secret" not in repr(summary)
@@ -230,9 +235,9 @@ def test_labels_and_secrets_from_meta() -> None:
 def test_no_finished_task_is_a_run_dir_error() -> None:
     only_interrupted = [run("LO", "t1", 1, 0, 1, "interrupted")]
     with pytest.raises(RunDirError, match="no finished task"):
-        summarize(frames(only_interrupted), {})
+        summary_document(frames(only_interrupted), {})
     with pytest.raises(RunDirError, match="no finished task"):
-        summarize(frames([]), {})
+        summary_document(frames([]), {})
 
 
 def test_summarize_run_reads_a_store(tmp_path: Path) -> None:
@@ -249,8 +254,8 @@ def test_summarize_run_reads_a_store(tmp_path: Path) -> None:
         writers[key].write(rec)
     store.append_records([r for r in records if isinstance(r, ServerSample)])
     store.compact()
-    from_disk = summarize_run(tmp_path / "run")
-    in_memory = summarize(frames(records), store.meta())
+    from_disk = summarize_run(tmp_path / "run").to_json_dict()
+    in_memory = summary_document(frames(records), store.meta())
     assert from_disk["configurations"] == in_memory["configurations"]
 
 
@@ -276,8 +281,10 @@ def task_runs(draw: st.DrawFn) -> list[TaskRun]:
                 st.sampled_from([1, 2]),
                 st.sampled_from(["t0", "t1", "t2", "t3"]),
                 st.sampled_from(STATUSES),
-                st.floats(0, 1000, allow_nan=False),
-                st.floats(0, 300, allow_nan=False),
+                st.floats(0, 1000, allow_nan=False).map(lambda x: round(x, 6)),  # microseconds
+                st.floats(0, 300, allow_nan=False).map(
+                    lambda x: round(x, 6)
+                ),  # 1e-308 s would overflow goodput
                 st.integers(0, 3),
             ),
             min_size=1,
@@ -311,11 +318,12 @@ def task_runs(draw: st.DrawFn) -> list[TaskRun]:
 
 def _summary_or_none(records: list[Any]) -> dict[str, Any] | None:
     try:
-        return summarize(frames(records), {})
+        return summary_document(frames(records), {})
     except RunDirError:
         return None
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs())
 def test_goodput_times_hours_is_successes(records: list[TaskRun]) -> None:
@@ -329,6 +337,7 @@ def test_goodput_times_hours_is_successes(records: list[TaskRun]) -> None:
             assert conf["goodput_per_h"] == 0.0
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs())
 def test_rates_are_fractions(records: list[TaskRun]) -> None:
@@ -343,6 +352,7 @@ def test_rates_are_fractions(records: list[TaskRun]) -> None:
         assert conf["success"] + sum(conf["failures"].values()) == conf["tasks"]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs(), st.sampled_from(["LO", "CO", "HCL", "HLL"]))
 def test_common_success_set_never_grows_when_an_architecture_is_added(
@@ -358,6 +368,7 @@ def test_common_success_set_never_grows_when_an_architecture_is_added(
         assert after[cell] <= tasks
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs(), st.lists(st.tuples(st.integers(0, 29), st.floats(0, 5000, allow_nan=False)), max_size=5))
 def test_interrupted_attempts_never_change_results(
@@ -396,7 +407,7 @@ def test_tables_without_optional_columns_use_record_defaults() -> None:
              "t_start": 30.0, "t_end": 60.0, "status": "timeout", "agent_kind": "model", "run_id": "r"},
         ]
     )  # fmt: skip
-    conf = summarize({"task_runs": minimal}, {})["configurations"][0]
+    conf = summary_document({"task_runs": minimal}, {})["configurations"][0]
     assert (conf["tasks"], conf["success"], conf["failures"]["timeout"]) == (2, 1, 1)
     assert conf["goodput_per_h"] == pytest.approx(60.0)
     assert conf["cloud_cost_usd"] == 0.0
@@ -404,3 +415,14 @@ def test_tables_without_optional_columns_use_record_defaults() -> None:
     assert conf["score_valid_tasks_only"] == 1.0  # the timeout is not a valid row
     assert conf["ttft_p50_s"] is None
     assert conf["kv_peak_fraction"] is None
+
+
+def test_wilson_interval_matches_the_textbook_values() -> None:
+    from agbench.metrics.repeats import wilson_interval
+
+    low, high = wilson_interval(7, 10) or (0.0, 0.0)
+    assert (round(low, 4), round(high, 4)) == (0.3968, 0.8922)  # Wilson 95 %, 7 of 10
+    low99, high99 = wilson_interval(7, 10, confidence=0.99) or (0.0, 0.0)
+    assert low99 < low
+    assert high99 > high
+    assert wilson_interval(0, 0) is None

@@ -179,6 +179,7 @@ def test_one_run_writes_every_report_file(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_report_rewrites_are_stable(tmp_path: Path) -> None:
     run_dir = make_run(tmp_path / "run")
     write_reports([run_dir])

@@ -24,9 +24,12 @@ from agbench.report import write_reports
 from agbench.store import AttemptKey, RunStore
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (make system-packages installs it)"
-)
+pytestmark = [
+    pytest.mark.slow,  # a real Chromium per test
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="chromium is not installed (make system-packages installs it)"
+    ),
+]
 _FLAGS = [
     "--headless",
     "--no-sandbox",  # tests run as root in CI containers

@@ -205,6 +205,7 @@ def test_office_and_media_inputs_open_in_independent_readers() -> None:
         assert data[10 + size : 10 + size + 2] == b"\xff\xfb", path
 
 
+@pytest.mark.bwrap
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 @pytest.mark.slow
 def test_replay_plans_solve_their_tasks_with_the_real_tools(suite: list[Task]) -> None:

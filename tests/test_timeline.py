@@ -182,6 +182,7 @@ def test_empty_tables_give_an_empty_trace() -> None:
     assert trace["traceEvents"] == []
 
 
+@pytest.mark.slow
 def test_simulated_run_directory_gets_timeline_json(tmp_path: Path) -> None:
     from agbench.sim import run_matrix
 

@@ -8,7 +8,32 @@ import ``agbench.live``, ``agbench.sim`` and ``agbench.calibration``.
 
 from __future__ import annotations
 
-from agbench.cli import calibration, load, profiling, runs, serving, simulate, tasks, trajectories
+from agbench.cli import (
+    calibration,
+    doctor,
+    load,
+    paper,
+    profiling,
+    runs,
+    schemas,
+    serving,
+    simulate,
+    tasks,
+    trajectories,
+)
 from agbench.cli.app import main
 
-__all__ = ["calibration", "load", "main", "profiling", "runs", "serving", "simulate", "tasks", "trajectories"]
+__all__ = [
+    "calibration",
+    "doctor",
+    "load",
+    "main",
+    "paper",
+    "profiling",
+    "runs",
+    "schemas",
+    "serving",
+    "simulate",
+    "tasks",
+    "trajectories",
+]

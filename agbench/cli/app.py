@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from agbench.errors import AgbenchError
+from agbench.extras import missing_extra_message
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,6 +31,12 @@ def one_line_errors(func: F) -> F:
             sys.exit(2)
         except ValueError as exc:
             click.echo(f"agbench: error: {exc}", err=True)
+            sys.exit(2)
+        except ModuleNotFoundError as exc:  # an optional part that is not installed
+            message = missing_extra_message(exc)
+            if message is None:
+                raise
+            click.echo(f"agbench: error: {message}", err=True)
             sys.exit(2)
         except KeyboardInterrupt:
             click.echo("agbench: interrupted", err=True)

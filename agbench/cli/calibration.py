@@ -64,7 +64,14 @@ def _is_load_run(run_dir: Path) -> bool:
 
 
 @main.command()
-@click.option("--profile", type=click.Path(path_type=Path), required=True)
+@click.option(
+    "--profile",
+    "--calibration",
+    "profile",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="The calibrated profile (PROFILE.toml from agbench calibrate).",
+)
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("."), show_default=True)
 @click.option(

@@ -29,11 +29,27 @@ from agbench.cli.app import main, one_line_errors
     "--prefix-tokens", type=click.IntRange(min=0), default=0, show_default=True, help="Shared prefix."
 )
 @click.option(
-    "--ctx", type=click.IntRange(min=64), default=8192, show_default=True, help="Managed server KV."
+    "--local-ctx",
+    "--ctx",
+    "ctx",
+    type=click.IntRange(min=64),
+    default=8192,
+    show_default=True,
+    help="Managed server KV.",
 )
-@click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Managed slots.")
-@click.option("--kv-unified", is_flag=True)
-@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--local-parallel",
+    "--parallel",
+    "parallel",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Managed slots.",
+)
+@click.option("--local-kv-unified", "--kv-unified", "kv_unified", is_flag=True)
+@click.option(
+    "--local-threads", "--threads", "threads", type=click.IntRange(min=1), default=2, show_default=True
+)
 @click.option("--api-key-env", default=None, help="Environment variable holding the server's key.")
 @click.option("--max-level-s", type=click.FloatRange(min=1), default=600.0, show_default=True)
 @click.option("--device", default="this-machine", show_default=True)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
 from agbench.cli.app import F, main, one_line_errors
-from agbench.config import parse_architectures, parse_concurrency
+from agbench.cli.build_network import build_network_option
+from agbench.config import SANDBOX_BACKENDS, AgentKind, choices, parse_architectures, parse_concurrency
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import SubAgentMemory
 
 
 def _run_options(func: F) -> F:
@@ -89,12 +92,12 @@ def _run_options(func: F) -> F:
         click.option("--local-threads", type=click.IntRange(min=1), default=None),
         click.option(
             "--agent",
-            type=click.Choice(["model", "replay", "oracle", "null"]),
+            type=click.Choice(choices(AgentKind)),
             default="model",
             show_default=True,
         ),
         click.option("--trajectories", type=click.Path(path_type=Path), default=None),
-        click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True),
+        click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True),
         click.option(
             "--time-limit",
             "--timeout",
@@ -192,7 +195,7 @@ def _run_options(func: F) -> F:
         ),
         click.option(
             "--hcl-sub-agent",
-            type=click.Choice(["persistent", "fresh"]),
+            type=click.Choice(choices(SubAgentMemory)),
             default="persistent",
             show_default=True,
             help="HCL's local sub-agent keeps its history across delegations (the paper's) or starts fresh.",
@@ -216,10 +219,44 @@ def _run_options(func: F) -> F:
             is_flag=True,
             help="Also ask the judge which sensitive items each cloud payload reveals.",
         ),
+        *_privacy_options(),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+# ---- privacy guard (live/privacy, docs/privacy.md) -------------------------------------------
+def _privacy_options() -> list[Callable[[F], F]]:
+    """``--privacy-guard`` and its detector: what stops sensitive spans at the cloud boundary."""
+    return [
+        click.option(
+            "--privacy-guard",
+            type=click.Choice(["off", "redact", "block"]),
+            default="off",
+            show_default=True,
+            help="Cloud-bound requests: as written, sensitive spans replaced by placeholders, or refused.",
+        ),
+        click.option(
+            "--detector",
+            type=click.Choice(["declared", "presidio"]),
+            default="declared",
+            show_default=True,
+            help="What finds sensitive spans: the task's declared items, or Presidio + detect-secrets.",
+        ),
+        click.option(
+            "--detector-entities",
+            default=None,
+            help="presidio: comma-separated entities (EMAIL_ADDRESS,PHONE_NUMBER,...,SECRET); default all.",
+        ),
+        click.option(
+            "--detector-threshold",
+            type=click.FloatRange(0.0, 1.0),
+            default=0.4,
+            show_default=True,
+            help="presidio: drop results scored below this.",
+        ),
+    ]
 
 
 def _sweep(
@@ -252,6 +289,8 @@ def _sweep(
     from agbench.live.runner import SweepOptions, run_sweep
 
     kwargs["preflight"] = not kwargs.pop("no_preflight", False)
+    entities = kwargs.pop("detector_entities", None)  # privacy guard: a list in SweepOptions
+    kwargs["detector_entities"] = [e.strip() for e in entities.split(",") if e.strip()] if entities else []
     options = SweepOptions(archs=arch_list, concurrency=levels, resume=resume, **kwargs)
     if ray is not None and devices is not None:
         from agbench.live.runner.ray_devices import parse_devices, run_devices
@@ -275,6 +314,7 @@ def _sweep(
     help="Tasks in flight at once.",
 )
 @_run_options
+@build_network_option
 @one_line_errors
 def run(arch: str, concurrency: int, **kwargs: Any) -> None:
     """Run the suite under one configuration."""
@@ -292,6 +332,7 @@ def run(arch: str, concurrency: int, **kwargs: Any) -> None:
     help="Devices a,b: each one's configurations run on the Ray node with resource device:<name>.",
 )
 @_run_options
+@build_network_option
 @one_line_errors
 def sweep(
     archs: str,

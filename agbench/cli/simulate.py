@@ -9,14 +9,19 @@ import click
 from agbench.cli.app import main, one_line_errors
 from agbench.config import parse_architectures, parse_concurrency
 
+_WITH_SCENARIO = "\0scenario"  # ``--explain`` given without a value: explain --scenario's
 
-@main.command()
+
+@main.group(invoke_without_command=True)
 @click.option("--scenario", default=None, help="A shipped scenario name or a TOML file.")
 @click.option(
     "--explain",
     default=None,
-    metavar="SCENARIO",
-    help="Print the scenario's tokens/s by batch size with the source of every number, and exit.",
+    is_flag=False,
+    flag_value=_WITH_SCENARIO,
+    metavar="[SCENARIO]",
+    help="Print the scenario's (default: --scenario's) tokens/s by batch size with the source of "
+    "every number, and exit (as 'agbench sim explain SCENARIO').",
 )
 @click.option("--archs", default=None, help="Default: the scenario's.")
 @click.option("--concurrency", default=None, help="Default: the scenario's.")
@@ -26,7 +31,14 @@ from agbench.config import parse_architectures, parse_concurrency
 @click.option(
     "--trajectories", type=click.Path(path_type=Path), default=None, help="Replay this trajectory set."
 )
-@click.option("--profile", type=click.Path(path_type=Path), default=None, help="A calibrated profile.")
+@click.option(
+    "--calibration",
+    "--profile",
+    "profile",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A calibrated profile (PROFILE.toml from agbench calibrate).",
+)
 @click.option("--limit", type=int, default=None)
 @click.option(
     "--requests",
@@ -43,8 +55,10 @@ from agbench.config import parse_architectures, parse_concurrency
     "--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S."
 )
 @click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
+@click.pass_context
 @one_line_errors
 def sim(
+    ctx: click.Context,
     scenario: str | None,
     explain: str | None,
     archs: str | None,
@@ -63,14 +77,15 @@ def sim(
 ) -> None:
     """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
     --rate, open-loop requests through its server alone)."""
+    if ctx.invoked_subcommand is not None:
+        return
     if explain is not None:
-        from agbench.sim.predictors.explain import render
-        from agbench.sim.scenario import load_scenario
-
-        click.echo(render(load_scenario(explain)))
+        if explain == _WITH_SCENARIO and scenario is None:
+            raise click.UsageError("give --scenario NAME --explain, or --explain SCENARIO")
+        _explain(scenario if explain == _WITH_SCENARIO else explain)
         return
     if scenario is None:
-        raise click.UsageError("give --scenario (or --explain SCENARIO)")
+        raise click.UsageError("give --scenario (or: agbench sim explain SCENARIO)")
     if request_trace is not None or rate is not None:
         from agbench.load import levels_for_sim
         from agbench.sim.open_loop import run_load_sim
@@ -97,6 +112,21 @@ def sim(
     )
     click.echo(f"run directory: {run_dir}")
     click.echo(f"report: {run_dir / 'summary.html'}")
+
+
+def _explain(scenario: str | None) -> None:
+    from agbench.sim.predictors.explain import render
+    from agbench.sim.scenario import load_scenario
+
+    click.echo(render(load_scenario(str(scenario))))
+
+
+@sim.command("explain")
+@click.argument("scenario")
+@one_line_errors
+def sim_explain(scenario: str) -> None:
+    """Print a scenario's tokens/s by batch size with the source of every number."""
+    _explain(scenario)
 
 
 @main.command()

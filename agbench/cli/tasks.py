@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from agbench.cli.app import main, one_line_errors
+from agbench.cli.build_network import build_network_option
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 
 
@@ -67,7 +69,8 @@ def tasks_list(as_json: bool, category: str | None) -> None:
 
 
 @tasks.command("check")
-@click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@build_network_option
+@click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True)
 @click.option("--suite", "suite_ids", multiple=True, help="Only the tasks of this suite (repeatable).")
 @click.argument("ids", nargs=-1)
 @one_line_errors

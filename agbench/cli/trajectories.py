@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from agbench.cli.app import main, one_line_errors
+from agbench.config import SANDBOX_BACKENDS
 
 
 @main.group()
@@ -29,7 +30,7 @@ def trajectories_extract(run_dir: Path, output: Path) -> None:
 
 @trajectories.command("synth")
 @click.option("--profile", type=click.Path(path_type=Path), default=None)
-@click.option("--backend", type=click.Choice(["docker", "bwrap"]), default="bwrap", show_default=True)
+@click.option("--backend", type=click.Choice(SANDBOX_BACKENDS), default="bwrap", show_default=True)
 @click.option("--limit", type=int, default=None)
 @click.option("--task", "task_ids", multiple=True)
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -46,6 +46,7 @@ from agbench.metrics.outcomes import (
 from agbench.metrics.repeats import repeat_spread, repeats_of
 from agbench.metrics.serving import endpoint_figures, sample_figures, serving_metrics
 from agbench.records import TABLES, columns
+from agbench.results.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from agbench.status import Status
 from agbench.store import RunStore
 
@@ -203,8 +204,8 @@ def _config_order(key: tuple[str, str, int]) -> tuple[str, int, int]:
     return (key[0], _ARCH_ORDER.get(key[1], 99), key[2])
 
 
-def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str, Any]:
-    """The summary of one run (the dict written as summary.json).
+def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> RunSummary:
+    """The summary of one run (the model written as summary.json).
 
     Raises ``RunDirError`` when the run has no finished task to summarize.
     """
@@ -287,7 +288,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
 
     interrupted = int((task_runs["status"].astype(str) == Status.INTERRUPTED).sum())
     agent_kinds = sorted({str(k) for k in task_runs["agent_kind"].astype(str) if k})
-    return {
+    document = {
+        "schema_version": SUMMARY_SCHEMA_VERSION,
         "source": str(meta.get("source", "live")),
         "run_id": str(meta.get("run_id", "")),
         "agent_kind": str(
@@ -306,6 +308,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str
         },
         "categories": sorted(counted["category"].unique().tolist()),
     }
+    return RunSummary.model_validate(document)
 
 
 def config_of(key: Any) -> tuple[str, str, int]:
@@ -313,7 +316,7 @@ def config_of(key: Any) -> tuple[str, str, int]:
     return (str(device), str(arch), int(conc))
 
 
-def summarize_run(run_dir: Path) -> dict[str, Any]:
+def summarize_run(run_dir: Path) -> RunSummary:
     """Open a run directory and summarize it (one-line RunDirError on bad input)."""
     store = RunStore.open(run_dir)
     return summarize(read_tables(store), store.meta())

@@ -18,10 +18,14 @@ hardware inventory in run.json names the missing sources); reports print that re
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from agbench.results.summary import ConfigurationSummary
 
 J_PER_WH = 3600.0
 SAMPLE_COLUMNS = ["gpu_power_w", "gpu_temp_c", "gpu_energy_j", "cpu_energy_j"]
@@ -161,9 +165,9 @@ def energy_metrics(
     return out
 
 
-def energy_notes(configurations: list[dict[str, Any]]) -> list[str]:
+def energy_notes(configurations: Sequence[ConfigurationSummary]) -> list[str]:
     """The distinct reasons a report states under its energy columns."""
-    return list(dict.fromkeys(str(c["energy_note"]) for c in configurations if c.get("energy_note")))
+    return list(dict.fromkeys(c.energy_note for c in configurations if c.energy_note))
 
 
 __all__ = [

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from agbench.load import LOAD_TASK_PREFIX
+from agbench.results.load_summary import LoadSummary
+from agbench.results.summary import SUMMARY_SCHEMA_VERSION
 from agbench.status import Status
 
 PERCENTILES = (50, 90, 99)
@@ -65,7 +67,7 @@ def level_figures(calls: pd.DataFrame, run: pd.Series | None, offered_rate: floa
     return out
 
 
-def load_summary(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[str, Any]:
+def load_summary(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> LoadSummary:
     """``summary.json`` of a load run: one entry per level, in the run's level order."""
     calls = tables.get("model_calls", pd.DataFrame())
     runs = tables.get("task_runs", pd.DataFrame())
@@ -95,13 +97,16 @@ def load_summary(tables: dict[str, pd.DataFrame], meta: dict[str, Any]) -> dict[
             }
             | level_figures(level_calls, run, rate)
         )
-    return {
-        "source": meta.get("source", "load"),
-        "run_id": meta.get("run_id", ""),
-        "device": meta.get("device", ""),
-        "labels": list(meta.get("labels", [])),
-        "levels": levels,
-    }
+    return LoadSummary.model_validate(
+        {
+            "schema_version": SUMMARY_SCHEMA_VERSION,
+            "source": meta.get("source", "load"),
+            "run_id": meta.get("run_id", ""),
+            "device": meta.get("device", ""),
+            "labels": list(meta.get("labels", [])),
+            "levels": levels,
+        }
+    )
 
 
 __all__ = ["PERCENTILES", "itl_s", "level_figures", "load_summary"]

@@ -33,10 +33,13 @@ def repeats_of(meta: Mapping[str, Any] | None) -> int:
         return 1
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
-    """Wilson score interval of a success fraction (None without attempts)."""
+def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+    """Wilson score interval of a success fraction at ``confidence`` (None without attempts)."""
     if n <= 0:
         return None
+    from scipy import stats
+
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom

@@ -20,9 +20,17 @@ from agbench.metrics.energy import energy_notes
 from agbench.metrics.outcomes import CONFIG_KEYS, counted_attempts
 from agbench.metrics.repeats import repeats_of
 from agbench.report import plots
+from agbench.report.privacy_html import privacy_section
 from agbench.report.repeats_html import repeats_section
 from agbench.report.suite_info import SuiteInfo, TaskInfo
 from agbench.report.summary import RunReport, row_methods
+from agbench.results.summary import (
+    BenchmarkScore,
+    ComparisonSummary,
+    ConfigurationSummary,
+    RunSummary,
+    Totals,
+)
 from agbench.status import MODEL_FAILURES, Status
 
 _META_CHARS = 400
@@ -68,20 +76,20 @@ def _card(key: str, value: str) -> str:
     return f'<div class="card"><div class="v">{_e(value)}</div><div class="k">{_e(key)}</div></div>'
 
 
-def _cards(totals: dict[str, Any], configs: Sequence[dict[str, Any]]) -> str:
-    best = max(configs, key=lambda c: c["goodput_per_h"])
+def _cards(totals: Totals, configs: Sequence[ConfigurationSummary]) -> str:
+    best = max(configs, key=lambda c: c.goodput_per_h)
     cards = [
-        _card("tasks (counted)", str(totals["tasks"])),
-        _card("successes", str(totals["success"])),
-        _card("raw score, all tasks", _pct(totals["raw_score_all_tasks"])),
-        _card("score, valid tasks only", _pct(totals["score_valid_tasks_only"])),
-        _card("model score, valid tasks only", _pct(totals["model_score_valid_tasks_only"])),
+        _card("tasks (counted)", str(totals.tasks)),
+        _card("successes", str(totals.success)),
+        _card("raw score, all tasks", _pct(totals.raw_score_all_tasks)),
+        _card("score, valid tasks only", _pct(totals.score_valid_tasks_only)),
+        _card("model score, valid tasks only", _pct(totals.model_score_valid_tasks_only)),
         _card(
-            f"best goodput ({best['architecture']} C={best['concurrency']})",
-            f"{best['goodput_per_h']:.3g} /h",
+            f"best goodput ({best.architecture} C={best.concurrency})",
+            f"{best.goodput_per_h:.3g} /h",
         ),
-        _card("cloud cost (agent)", f"${sum(c['cloud_cost_usd'] for c in configs):.4f}"),
-        _card("interrupted attempts (not counted)", str(totals["interrupted_attempts"])),
+        _card("cloud cost (agent)", f"${sum(c.cloud_cost_usd for c in configs):.4f}"),
+        _card("interrupted attempts (not counted)", str(totals.interrupted_attempts)),
     ]
     return '<div class="cards">' + "".join(cards) + "</div>"
 
@@ -107,27 +115,27 @@ _TABLE_COLUMNS: list[tuple[str, str, Callable[[Any], str]]] = [
 ]
 
 
-def _config_table(configs: Sequence[dict[str, Any]], tagged: bool) -> str:
+def _config_table(configs: Sequence[ConfigurationSummary], tagged: bool) -> str:
     head = (["run"] if tagged else []) + ["device", "arch", "C"]
     cells = "".join(f'<th class="l">{_e(h)}</th>' for h in head)
     cells += "".join(f"<th>{_e(title)}</th>" for _, title, _ in _TABLE_COLUMNS)
     rows = [f"<tr>{cells}</tr>"]
     for c in configs:
-        lead = ([plots.tag_of(c)] if tagged else []) + [c["device"], c["architecture"], c["concurrency"]]
+        lead = ([plots.tag_of(c)] if tagged else []) + [c.device, c.architecture, c.concurrency]
         row = "".join(f'<td class="l">{_e(v)}</td>' for v in lead)
-        row += "".join(f"<td>{_e(fmt(c.get(key)))}</td>" for key, _, fmt in _TABLE_COLUMNS)
+        row += "".join(f"<td>{_e(fmt(getattr(c, key, None)))}</td>" for key, _, fmt in _TABLE_COLUMNS)
         rows.append(f"<tr>{row}</tr>")
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _failures_table(configs: Sequence[dict[str, Any]], tagged: bool) -> str:
-    statuses = list(configs[0]["failures"])
+def _failures_table(configs: Sequence[ConfigurationSummary], tagged: bool) -> str:
+    statuses = list(configs[0].failures)
     head = "".join(f"<th>{_e(s)}</th>" for s in statuses)
     rows = [f'<tr><th class="l">configuration</th><th>success</th>{head}</tr>']
     for c in configs:
         label = plots.config_label(c, True, tagged)
-        row = "".join(f"<td>{c['failures'][s]}</td>" for s in statuses)
-        rows.append(f'<tr><td class="l">{_e(label)}</td><td>{c["success"]}</td>{row}</tr>')
+        row = "".join(f"<td>{c.failures[s]}</td>" for s in statuses)
+        rows.append(f'<tr><td class="l">{_e(label)}</td><td>{c.success}</td>{row}</tr>')
     return "<table>" + "".join(rows) + "</table>"
 
 
@@ -207,7 +215,7 @@ def hardware_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def _energy_note(configs: Sequence[dict[str, Any]]) -> str:
+def _energy_note(configs: Sequence[ConfigurationSummary]) -> str:
     notes = energy_notes(list(configs))
     if not notes:
         return ""
@@ -221,11 +229,11 @@ def _setup_table(meta: dict[str, Any]) -> str:
     return f"<table>{rows}</table>"
 
 
-def _scores_table(rows: Sequence[dict[str, Any]]) -> str:
+def _scores_table(rows: Sequence[BenchmarkScore]) -> str:
     head = '<tr><th class="l">benchmark</th><th>model score</th><th>passed / evaluated</th><th class="l">grading method</th></tr>'
     body = "".join(
-        f'<tr><td class="l">{_e(r["name"])}</td><td>{_e(_pct(r["model_score"]))}</td>'
-        f'<td>{r["passed"]} / {r["evaluated"]}</td><td class="l">{_e(r["grading_method"])}</td></tr>'
+        f'<tr><td class="l">{_e(r.name)}</td><td>{_e(_pct(r.model_score))}</td>'
+        f'<td>{r.passed} / {r.evaluated}</td><td class="l">{_e(r.grading_method)}</td></tr>'
         for r in rows
     )
     return f"<table>{head}{body}</table>"
@@ -239,7 +247,7 @@ def _status_class(status: str) -> str:
 
 def _task_table(report: RunReport, tasks: dict[str, TaskInfo]) -> str:
     """Every counted (configuration, task) result, named as the suite names it."""
-    counted = counted_attempts(report.tables["task_runs"], repeats_of(report.summary.get("meta")))
+    counted = counted_attempts(report.tables["task_runs"], repeats_of(report.summary.meta))
     info = SuiteInfo(tasks=tasks)
     counted["method"] = row_methods(counted, info)
     head = (
@@ -353,15 +361,16 @@ def _per_config(
         if frame is None or not len(frame):
             continue
         if "attempt" in frame:
-            counted = counted_attempts(report.tables["task_runs"], repeats_of(report.summary.get("meta")))
+            counted = counted_attempts(report.tables["task_runs"], repeats_of(report.summary.meta))
             frame = only_counted(frame, counted)
-        configs = report.summary["configurations"]
-        devices = {c["device"] for c in configs}
+        configs = report.summary.configurations
+        devices = {c.device for c in configs}
         groups = {config_of(key): rows for key, rows in frame.groupby(CONFIG_KEYS, sort=False, observed=True)}
         for conf in configs:  # the summary's order: LO, CO, HCL, HLL by concurrency
-            rows = groups.get((conf["device"], conf["architecture"], int(conf["concurrency"])))
+            rows = groups.get(conf.key)
             if rows is not None:
-                out.append((plots.config_label({**conf, "tag": tag}, len(devices) > 1, tagged), rows))
+                labelled = conf.model_copy(update={"tag": tag})
+                out.append((plots.config_label(labelled, len(devices) > 1, tagged), rows))
     return out
 
 
@@ -373,44 +382,46 @@ def _figure(title: str, svg: str | None, note: str = "") -> str:
 
 
 def render(
-    summary: dict[str, Any], reports: Sequence[tuple[str, RunReport]], timeline: str | None = None
+    summary: RunSummary | ComparisonSummary,
+    reports: Sequence[tuple[str, RunReport]],
+    timeline: str | None = None,
 ) -> str:
     """The whole page for one run's summary, or for a comparison summary; ``timeline`` is
     the static SVG of the busiest configuration's timeline (``report/timeline_svg.py``)."""
-    configs = summary["configurations"]
-    tagged = bool(summary.get("comparison"))
-    title = "agbench comparison" if tagged else f"agbench run {summary.get('run_id') or ''}".strip()
+    configs = summary.configurations
+    tagged = isinstance(summary, ComparisonSummary)
+    title = "agbench comparison" if tagged else f"agbench run {getattr(summary, 'run_id', '')}".strip()
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
     ]
     parts.append(f"<h1>{_e(title)}</h1>")
-    if tagged:
-        for run in summary["runs"]:
-            parts.append(f"<h3>[{_e(run['tag'])}] {_e(run['run_dir'])}</h3>")
-            parts.append(_banner(run["agent_kind"], run["labels"], run["source"]))
-            parts.append(_cards(run["totals"], [c for c in configs if c["tag"] == run["tag"]]))
+    if isinstance(summary, ComparisonSummary):
+        for run in summary.runs:
+            parts.append(f"<h3>[{_e(run.tag)}] {_e(run.run_dir)}</h3>")
+            parts.append(_banner(run.agent_kind, run.labels, run.source))
+            parts.append(_cards(run.totals, [c for c in configs if c.tag == run.tag]))
     else:
-        parts.append(_banner(summary["agent_kind"], summary["labels"], summary["source"]))
-        parts.append("<h2>Target, judge, sandbox and assets</h2>" + _setup_table(summary["meta"]))
-        parts.append(_cards(summary["totals"], configs))
-        if summary.get("judge"):
-            parts.append(_judge_section(summary["judge"]))
+        parts.append(_banner(summary.agent_kind, summary.labels, summary.source))
+        parts.append("<h2>Target, judge, sandbox and assets</h2>" + _setup_table(summary.meta))
+        parts.append(_cards(summary.totals, configs))
+        if summary.judge:
+            parts.append(_judge_section(summary.judge))
     parts.append(
         _figure(
             "Category radar",
             plots.category_radar(configs),
             "success rate per task category, one polygon per configuration"
-            if len({cat for c in configs for cat in c.get("by_category", {})}) >= 3
+            if len({cat for c in configs for cat in c.by_category}) >= 3
             else "fewer than three categories in this run: see the score table",
         )
     )
-    if not tagged and summary.get("benchmark_scores"):
+    if isinstance(summary, RunSummary) and summary.benchmark_scores:
         parts.append(
             "<h2>Benchmark scores</h2>"
             "<p>model score: successes over the valid rows where the run provided every capability the task needs</p>"
-            + _scores_table(summary["benchmark_scores"])
+            + _scores_table(summary.benchmark_scores)
         )
     parts.append("<h2>Configurations</h2>" + _config_table(configs, tagged) + _energy_note(configs))
     parts.append(repeats_section(configs))  # --repeat N: spread and confidence intervals
@@ -432,6 +443,7 @@ def render(
     )
     parts.append(_figure("Cloud cost", plots.cloud_cost(configs)))
     parts.append(_figure("Cloud data exposure", plots.exposure(configs)))
+    parts.append(privacy_section(configs))  # --privacy-guard: exposure with and without, recall
     parts.append(_figure("Failure taxonomy", plots.failure_taxonomy(configs)))
     parts.append(_failures_table(configs, tagged))
     calls = _per_config(reports, "model_calls", tagged)
@@ -452,7 +464,7 @@ def render(
         _figure(
             "KV-cache usage over time",
             plots.kv_usage(_per_config(reports, "server_samples", tagged)),
-            "no server samples were recorded" if not any(c["server_samples"] for c in configs) else "",
+            "no server samples were recorded" if not any(c.server_samples for c in configs) else "",
         )
     )
     if not tagged:
@@ -463,24 +475,24 @@ def render(
                 "each lane holds one attempt at a time; open timeline.json in Perfetto UI or chrome://tracing for every configuration",
             )
         )
-    if not tagged and reports:
-        tasks = {k: TaskInfo(**v) for k, v in (summary.get("task_info") or {}).items()}
+    if isinstance(summary, RunSummary) and reports:
+        tasks = {k: TaskInfo(**v.model_dump()) for k, v in (summary.task_info or {}).items()}
         parts.append("<h2>Task results</h2>" + _task_table(reports[0][1], tasks))
     parts.append("<h2>Credits, citations and licences</h2>")
-    if tagged:
+    if isinstance(summary, ComparisonSummary):
         seen: dict[str, dict[str, Any]] = {}
         for _tag, report in reports:
-            for suite in report.summary.get("suites", []):
+            for suite in report.summary.suites or []:
                 seen.setdefault(str(suite.get("id")), suite)
         parts.append(_credits(list(seen.values())))
     else:
-        parts.append(_credits(summary.get("suites", [])))
+        parts.append(_credits(summary.suites or []))
     parts.append("<h2>Run metadata</h2>")
-    if tagged:
-        for run in summary["runs"]:
-            parts.append(f"<h3>[{_e(run['tag'])}]</h3>" + _meta_table(run["meta"]))
+    if isinstance(summary, ComparisonSummary):
+        for run in summary.runs:
+            parts.append(f"<h3>[{_e(run.tag)}]</h3>" + _meta_table(run.meta))
     else:
-        parts.append(_meta_table(summary["meta"]))
+        parts.append(_meta_table(summary.meta))
     parts.append("</body></html>")
     return "\n".join(parts)
 

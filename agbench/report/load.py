@@ -17,6 +17,7 @@ from typing import Any
 from agbench.metrics import read_tables
 from agbench.metrics.load import PERCENTILES, load_summary
 from agbench.report.plots import _subplots, to_svg
+from agbench.results.load_summary import LoadLevel, LoadSummary
 from agbench.store import RunStore
 from agbench.timeline import write_timeline
 
@@ -49,21 +50,21 @@ _RESULT_COLUMNS = [
 ]
 
 
-def _latency_figure(levels: list[dict[str, Any]]) -> str:
-    rated = [lv for lv in levels if lv.get("offered_rate")]
+def _latency_figure(levels: list[LoadLevel]) -> str:
+    rated = [lv for lv in levels if lv.offered_rate]
     fig, axes = _subplots(1, 4, figsize=(13, 3.0))
-    x = [lv["offered_rate"] for lv in rated]
+    x = [lv.offered_rate or 0.0 for lv in rated]
     for ax, metric, title in zip(
         axes[:3], ("ttft", "itl", "e2e"), ("TTFT", "inter-token latency", "end-to-end"), strict=True
     ):
         for p, style in zip(PERCENTILES, ("-o", "--s", ":^"), strict=True):
-            y = [lv.get(f"{metric}_p{p}_s") for lv in rated]
+            y = [getattr(lv, f"{metric}_p{p}_s") for lv in rated]
             ax.plot(x, [v if v is not None else float("nan") for v in y], style, label=f"p{p}")
         ax.set_title(f"{title} (s)")
         ax.set_xlabel("offered load (requests/s)")
         ax.legend(fontsize=7)
     ax = axes[3]
-    ax.plot(x, [lv.get("throughput_rps") or 0.0 for lv in rated], "-o", label="achieved")
+    ax.plot(x, [lv.throughput_rps or 0.0 for lv in rated], "-o", label="achieved")
     ax.plot(x, x, ":", color="#888", label="offered")
     ax.set_title("throughput (requests/s)")
     ax.set_xlabel("offered load (requests/s)")
@@ -82,26 +83,26 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def render_load(summary: dict[str, Any]) -> str:
+def render_load(summary: LoadSummary) -> str:
     """The page: banner (source, labels), level table, latency-vs-load figure."""
-    levels = summary["levels"]
+    levels = summary.levels
     head = "".join(f"<th>{html.escape(c)}</th>" for c in [*_RESULT_COLUMNS, "errors"])
     rows = "".join(
         "<tr>"
-        + "".join(f"<td>{html.escape(_fmt(lv.get(c)))}</td>" for c in [*_RESULT_COLUMNS, "errors"])
+        + "".join(f"<td>{html.escape(_fmt(getattr(lv, c, None)))}</td>" for c in [*_RESULT_COLUMNS, "errors"])
         + "</tr>"
         for lv in levels
     )
-    labels = " ".join(f'<span class="label">{html.escape(str(x))}</span>' for x in summary.get("labels", []))
-    figure = _latency_figure(levels) if any(lv.get("offered_rate") for lv in levels) else ""
+    labels = " ".join(f'<span class="label">{html.escape(str(x))}</span>' for x in summary.labels)
+    figure = _latency_figure(levels) if any(lv.offered_rate for lv in levels) else ""
     return f"""<!doctype html><html><head><meta charset="utf-8">
-<title>agbench load report {html.escape(str(summary.get("run_id", "")))}</title>
+<title>agbench load report {html.escape(summary.run_id)}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:24px auto;max-width:1300px;padding:0 16px}}
 table{{border-collapse:collapse;font-size:12px}} td,th{{border:1px solid #ddd;padding:3px 6px;text-align:right}}
 th{{background:#f4f4f4}} .banner{{background:#eef4ff;border:1px solid #88a;border-radius:6px;padding:8px 12px}}
 .label{{background:#e0a040;color:#fff;border-radius:4px;padding:1px 8px}} svg{{max-width:100%;height:auto}}</style>
-</head><body><h1>Open-loop load: {html.escape(str(summary.get("device", "")))}</h1>
-<div class="banner">source: <b>{html.escape(str(summary.get("source", "load")))}</b> — requests arrive at fixed
+</head><body><h1>Open-loop load: {html.escape(summary.device)}</h1>
+<div class="banner">source: <b>{html.escape(summary.source)}</b> — requests arrive at fixed
 times whatever the server does (open loop); latencies are of completed requests. {labels}</div>
 <h2>Latency and throughput against offered load</h2><figure>{figure}</figure>
 <h2>Levels</h2><table><tr>{head}</tr>{rows}</table></body></html>"""
@@ -113,12 +114,12 @@ def write_load_report(run_dir: Path) -> list[Path]:
     meta = store.meta()
     summary = load_summary(read_tables(store, LOAD_COLUMNS), meta)
     out_json = run_dir / "summary.json"
-    out_json.write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
+    out_json.write_text(json.dumps(summary.to_json_dict(), indent=2, default=str), encoding="utf-8")
     out_csv = run_dir / "results.csv"
     with out_csv.open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=_RESULT_COLUMNS, extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(summary["levels"])
+        writer.writerows(lv.to_json_dict() for lv in summary.levels)
     page = run_dir / "summary.html"
     page.write_text(render_load(summary), encoding="utf-8")
     return [out_json, out_csv, page, write_timeline(run_dir)]

@@ -6,14 +6,16 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from agbench.results.summary import ConfigurationSummary
+
 
 def _pct(value: Any) -> str:
     return "n/a" if value is None else f"{100 * float(value):.1f}%"
 
 
-def repeats_section(configs: Sequence[dict[str, Any]]) -> str:
+def repeats_section(configs: Sequence[ConfigurationSummary]) -> str:
     """A table of success rate per repeat, mean ± sd, range and 95 % CIs; "" without repeats."""
-    rows = [c for c in configs if isinstance(c.get("repeats"), dict)]
+    rows = [c for c in configs if c.repeats is not None]
     if not rows:
         return ""
     head = (
@@ -23,17 +25,18 @@ def repeats_section(configs: Sequence[dict[str, Any]]) -> str:
     )
     body = []
     for c in rows:
-        r = c["repeats"]
-        ci, wilson = r.get("success_rate_ci95"), r.get("pooled_wilson_ci95")
+        r = c.repeats
+        assert r is not None
+        ci, wilson = r.success_rate_ci95, r.pooled_wilson_ci95
         body.append(
-            f'<tr><td class="l">{html.escape(str(c.get("architecture")))} C{html.escape(str(c.get("concurrency")))}'
-            f" {html.escape(str(c.get('device')))}</td><td>{r['repeats']}</td>"
-            f"<td>{', '.join(_pct(x) for x in r['success_rate_by_repeat'])}</td>"
-            f"<td>{_pct(r['success_rate_mean'])}</td><td>{_pct(r['success_rate_std'])}</td>"
-            f"<td>{_pct(r['success_rate_min'])} – {_pct(r['success_rate_max'])}</td>"
+            f'<tr><td class="l">{html.escape(c.architecture.value)} C{html.escape(str(c.concurrency))}'
+            f" {html.escape(c.device)}</td><td>{r.repeats}</td>"
+            f"<td>{', '.join(_pct(x) for x in r.success_rate_by_repeat)}</td>"
+            f"<td>{_pct(r.success_rate_mean)}</td><td>{_pct(r.success_rate_std)}</td>"
+            f"<td>{_pct(r.success_rate_min)} – {_pct(r.success_rate_max)}</td>"
             f"<td>{'n/a' if not ci else _pct(ci[0]) + ' – ' + _pct(ci[1])}</td>"
             f"<td>{'n/a' if not wilson else _pct(wilson[0]) + ' – ' + _pct(wilson[1])}</td>"
-            f"<td>{r['tasks_always_solved']} / {r['tasks_sometimes_solved']} of {r['tasks']}</td></tr>"
+            f"<td>{r.tasks_always_solved} / {r.tasks_sometimes_solved} of {r.tasks}</td></tr>"
         )
     note = "<p>every repeat counts; the t interval is over the per-repeat success rates</p>"
     return f"<h2>Repeats</h2>{note}<table>{head}{''.join(body)}</table>"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.suites.report_info import suites_of_tasks
 from agbench.task import Task, load_suite, suite_root
 
 CREDITS_FILE = "credits.toml"
@@ -90,7 +91,6 @@ def suite_info(meta: dict[str, Any], task_ids: list[str]) -> SuiteInfo:
                 task.id, task.category, describe(task), grading_method(task), suite_id
             )
     # Suites with manifests (agbench.suites): their tasks, credits and strict status.
-    from agbench.suites.report_info import suites_of_tasks
 
     by_suite, manifest_entries = suites_of_tasks(root, wanted)
     for task_id, (sid, task) in by_suite.items():

@@ -22,7 +22,7 @@ REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.j
 def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
     """(Re)write one run's report files into its directory."""
     root = report.run_dir
-    repeats = repeats_of(report.summary.get("meta"))  # --repeat N: every repeat is counted
+    repeats = repeats_of(report.summary.meta)  # --repeat N: every repeat is counted
     written = [
         write_json(report.summary, root / "summary.json"),
         write_results_csv(report.tables["task_runs"], root / "results.csv", repeats),
@@ -32,9 +32,7 @@ def write_run_report(report: RunReport, tag: str | None = None) -> list[Path]:
     written.append(save_timeline(trace, root))
     page = root / "summary.html"
     page.write_text(
-        render(
-            report.summary, [(tag or str(report.summary["source"]), report)], timeline=timeline_svg(trace)
-        ),
+        render(report.summary, [(tag or report.summary.source, report)], timeline=timeline_svg(trace)),
         encoding="utf-8",
     )
     written.append(page)

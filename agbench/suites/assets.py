@@ -1,6 +1,6 @@
 """The asset cache: files a suite needs, checked before any sandbox or harness starts.
 
-The cache is ``$AGBENCH_ASSETS`` or the repository's git-ignored ``agbench-assets/``; each suite
+The cache is ``$AGBENCH_ASSETS`` or ``~/.cache/agbench/assets`` (:func:`agbench.resources.assets_dir`); each suite
 has its own folder in it (``<cache>/<suite id>/``), and only that folder is handed to the
 suite's sandboxes and harness containers, read-only. A manifest's asset may name a recipe
 (``from``: a file shipped in the suite folder) that fills the cache when the file is absent;
@@ -12,11 +12,11 @@ is a Git LFS pointer stub (a clone made without ``git lfs``) fails its suite wit
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from agbench.resources import assets_dir
 from agbench.suites.manifest import AssetSpec, Manifest
 
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
@@ -24,11 +24,8 @@ LFS_POINTER_MAX_BYTES = 1024  # git-lfs pointer files are about 130 bytes
 
 
 def assets_root() -> Path:
-    """``$AGBENCH_ASSETS`` or ``agbench-assets/`` at the repository root."""
-    env = os.environ.get("AGBENCH_ASSETS")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent.parent / "agbench-assets"
+    """``$AGBENCH_ASSETS`` or ``assets/`` in the user cache directory (:mod:`agbench.resources`)."""
+    return assets_dir()
 
 
 def suite_assets_dir(suite_id: str, root: Path | None = None) -> Path:

@@ -1,4 +1,4 @@
-"""The paper's two devices in the simulator (issue 8).
+"""The paper's two devices in the simulator.
 
 ``targets``: the paper's concurrency-1 figures as data; ``fit``: tunes the synthetic
 workload (and a few documented assumption parameters) so the C = 1 simulation of both devices

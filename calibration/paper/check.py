@@ -20,6 +20,7 @@ from agbench.calibration.paper.targets import ARCHS, DEVICES, TARGETS, Target
 from agbench.calibration.validation import records_to_tables
 from agbench.errors import AgbenchError
 from agbench.metrics import summarize
+from agbench.results import RunSummary
 from agbench.sim import load_scenario, simulate
 
 
@@ -48,9 +49,9 @@ class CheckRow:
         return "soft"
 
 
-def c1_summaries(seed: int = 0, archs: tuple[str, ...] = ARCHS) -> dict[str, dict[str, Any]]:
-    """scenario -> summary dict (``summarize``) of its C = 1 simulation."""
-    out: dict[str, dict[str, Any]] = {}
+def c1_summaries(seed: int = 0, archs: tuple[str, ...] = ARCHS) -> dict[str, RunSummary]:
+    """scenario -> summary (``summarize``) of its C = 1 simulation."""
+    out: dict[str, RunSummary] = {}
     for scenario in DEVICES:
         sc = load_scenario(scenario)
         workload = sc.workload(seed=seed)
@@ -67,39 +68,40 @@ def c1_summaries(seed: int = 0, archs: tuple[str, ...] = ARCHS) -> dict[str, dic
     return out
 
 
-def figure_of(summary: dict[str, Any], t: Target) -> float | None:
+def figure_of(summary: RunSummary, t: Target) -> float | None:
     """The simulated value of one published figure, read from a summary."""
-    by_arch = {c["architecture"]: c for c in summary["configurations"] if int(c["concurrency"]) == 1}
+    by_arch = {c.architecture.value: c for c in summary.configurations if c.concurrency == 1}
     entry = by_arch.get(t.arch)
     if entry is None:
         return None
     co = by_arch.get("CO")
-    tokens = entry.get("cloud_tokens", {})
+    tokens = entry.cloud_tokens
     value: Any
     match t.metric:
         case "success":
-            value = entry["success"]
+            value = entry.success
         case "category_success":
-            value = entry["by_category"].get(t.category, {}).get("success")
+            cell = entry.by_category.get(t.category)
+            value = cell.success if cell else None
         case "completion_s":
-            value = entry["mean_completion_s_common"]
+            value = entry.mean_completion_s_common
         case "suite_s":
-            value = entry["suite_wall_s"]
+            value = entry.suite_wall_s
         case "goodput_per_h":
-            value = entry["goodput_per_h"]
+            value = entry.goodput_per_h
         case "local_wait_s_per_task":
-            value = entry["time_breakdown_s"]["local_model"]
+            value = entry.time_breakdown_s.local_model
         case "cloud_calls":
-            value = entry["cloud_calls"]
+            value = entry.cloud_calls
         case "cloud_uncached_share":
-            prompt = tokens.get("prompt", 0)
-            value = (prompt - tokens.get("cached", 0)) / prompt if prompt else None
+            prompt = tokens.prompt
+            value = (prompt - tokens.cached) / prompt if prompt else None
         case "cloud_output_vs_co" | "cloud_input_vs_co":
             kind = "completion" if t.metric == "cloud_output_vs_co" else "prompt"
-            base = co["cloud_tokens"].get(kind, 0) if co else 0
-            value = tokens.get(kind, 0) / base if base else None
+            base = getattr(co.cloud_tokens, kind) if co else 0
+            value = getattr(tokens, kind) / base if base else None
         case "exposure":
-            value = entry["exposure_ratio"]
+            value = entry.exposure_ratio
         case _:
             value = None
     return None if value is None else float(value)

@@ -9,7 +9,6 @@ C = 2, 4, 8 are the predictions.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,33 +20,33 @@ from agbench.calibration.paper.figures import FAILURES
 from agbench.calibration.paper.targets import ARCHS, DEVICES
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.results import ConfigurationSummary, read_run_summary
 from agbench.sim import run_matrix
 from agbench.status import Status
 
 CONCURRENCY = (1, 2, 4, 8)
 
 
-def row_of(scenario: str, entry: dict[str, Any]) -> dict[str, Any]:
+def row_of(scenario: str, entry: ConfigurationSummary) -> dict[str, Any]:
     """One configuration of a summary.json as a flat row (times in minutes and hours)."""
-    breakdown = entry.get("time_breakdown_s", {})
-    completion = entry.get("mean_completion_s_common")
+    completion = entry.mean_completion_s_common
     row: dict[str, Any] = {
         "scenario": scenario,
-        "device": entry["device"],
-        "arch": entry["architecture"],
-        "C": int(entry["concurrency"]),
-        "success": int(entry["success"]),
-        **{f.value: int(entry.get("failures", {}).get(f, 0)) for f in FAILURES},
-        "local_context_errors": int(entry.get("local_context_errors", 0)),
-        "suite_h": entry["suite_wall_s"] / 3600.0,
-        "goodput_per_h": entry["goodput_per_h"],
+        "device": entry.device,
+        "arch": entry.architecture.value,
+        "C": entry.concurrency,
+        "success": entry.success,
+        **{f.value: entry.failure_count(f) for f in FAILURES},
+        "local_context_errors": entry.local_context_errors,
+        "suite_h": entry.suite_wall_s / 3600.0,
+        "goodput_per_h": entry.goodput_per_h,
         "completion_min": completion / 60.0 if completion is not None else None,
-        "common_tasks": int(entry.get("common_success_tasks", 0)),
-        "cloud_cost_usd": entry.get("cloud_cost_usd", 0.0),
-        "cloud_cost_failed_usd": entry.get("cloud_cost_failed_usd", 0.0),
-        "cloud_calls": int(entry.get("cloud_calls", 0)),
-        "exposure": entry.get("exposure_ratio", 0.0),
-        **{f"{k}_min": float(v) / 60.0 for k, v in breakdown.items()},
+        "common_tasks": entry.common_success_tasks,
+        "cloud_cost_usd": entry.cloud_cost_usd,
+        "cloud_cost_failed_usd": entry.cloud_cost_failed_usd,
+        "cloud_calls": entry.cloud_calls,
+        "exposure": entry.exposure_ratio,
+        **{f"{k}_min": float(v) / 60.0 for k, v in entry.time_breakdown_s.model_dump().items()},
     }
     return row
 
@@ -74,8 +73,8 @@ def predict(
                 seed=seed,
                 out_dir=root / scenario,
             )
-            summary = json.loads((run_dir / "summary.json").read_text())
-            rows += [row_of(scenario, e) for e in summary["configurations"]]
+            summary = read_run_summary(run_dir / "summary.json")
+            rows += [row_of(scenario, e) for e in summary.configurations]
     order = {a: i for i, a in enumerate(ARCHS)}
     frame = pd.DataFrame(rows)
     frame["_a"] = frame["arch"].map(order)

@@ -98,7 +98,7 @@ def relabel(
         for r in runs:
             status = r.status
             if status == Status.SUCCESS and r.task not in easiest[(r.category, arch)]:
-                status = Status.VERIFICATION_FAILED.value
+                status = Status.VERIFICATION_FAILED
             rows.append(RunRow.of(r, status))
         out[(scenario, arch)] = rows
     return out

@@ -1,4 +1,4 @@
-"""The paper's concurrency-1 figures (issue 8's text), as data the fit and the check read.
+"""The paper's concurrency-1 figures, as data the fit and the check read.
 
 Only C = 1 figures are here: the C = 2, 4, 8 results are what the simulator predicts. Each
 figure names its bound: ``count`` (absolute difference, e.g. +-2 tasks), ``relative``

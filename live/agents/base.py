@@ -128,11 +128,11 @@ class AttemptRecorder:
             ModelCall(
                 **self.key.ids(),
                 agent=agent,
-                endpoint=endpoint.value,
+                endpoint=endpoint,
                 call_id=call_id,
                 t_start=t_start,
                 total_s=waited_s,
-                error_class=ErrorClass.TIMEOUT.value,
+                error_class=ErrorClass.TIMEOUT,
                 request_id=request_id,
                 finish_reason="cancelled",
             )
@@ -272,7 +272,7 @@ class AgentContext:
                 result.prompt_tokens, result.cached_tokens, result.completion_tokens
             )
         for row in result.model_calls(self._recorder.key, agent=agent, call_id=call_id, cost_usd=cost):
-            row.endpoint = endpoint.value
+            row.endpoint = endpoint
             self._recorder.model_call(row)
 
     # ---- tools -------------------------------------------------------------------------------
@@ -324,7 +324,7 @@ class AgentContext:
     ) -> ToolCall:
         row = ToolCall(
             **self._recorder.key.ids(),
-            agent=str(agent),
+            agent=AgentLabel(agent),
             call_id=uuid.uuid4().hex[:16],
             tool=name,
             t_start=t_wall,
@@ -360,7 +360,7 @@ class AgentContext:
         self._recorder.write(
             Message(
                 **self._recorder.key.ids(),
-                kind=MessageKind(kind).value,
+                kind=MessageKind(kind),
                 sender=AgentLabel(sender).value,
                 receiver=AgentLabel(receiver).value,
                 t_start=t_start,

@@ -41,6 +41,8 @@ from agbench.live.architectures import (
     delegate,
     plan_for,
 )
+from agbench.live.parsers import parse_message
+from agbench.live.tools import tool_schemas
 from agbench.status import Status
 
 #: Cap on one model turn's output when the run sets none (the paper's local cap is 8,192).
@@ -128,8 +130,6 @@ def _clip(text: str) -> str:
 
 
 def _parse_calls(ctx: AgentContext, result: Any) -> tuple[list[Any], str]:
-    from agbench.live.parsers import parse_message
-
     message = {"role": "assistant", "content": result.content or "", "tool_calls": result.tool_calls or None}
     calls, text = parse_message(message, ctx.tool_call_parser)
     return list(calls), text if isinstance(text, str) else (result.content or "")
@@ -161,7 +161,6 @@ async def run_agent_loop(
 
     ``history``: a conversation to carry on (a persistent sub-agent's): ``user_message`` is
     appended to it and it keeps growing in place; empty or None starts a new one."""
-    from agbench.live.tools import tool_schemas
 
     extra_tools = extra_tools or {}
     schemas = list(tool_schemas(ctx.tools)) + list(extra_schemas or [])

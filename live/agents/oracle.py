@@ -10,6 +10,7 @@ from __future__ import annotations
 from agbench.config import AgentKind
 from agbench.live.agents.base import AgentContext, AgentOutcome
 from agbench.live.architectures import plan_for
+from agbench.live.verification import run_oracle
 
 ORACLE_TOOL = "oracle"
 
@@ -18,8 +19,6 @@ class OracleAgent:
     kind = AgentKind.ORACLE
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
-        from agbench.live.verification import run_oracle
-
         agent = plan_for(ctx.architecture).lead.agent
         answer = await ctx.timed_tool(agent, ORACLE_TOOL, lambda: run_oracle(ctx.sandbox, ctx.task))
         return AgentOutcome(str(answer).strip(), None, "oracle solution ran")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agbench.attempt import Endpoint
+from agbench.live.proxy import RecordingProxy
 from agbench.status import Status
 from agbench.suites.manifest import validate_manifest
 from agbench.suites.registry import HARNESS_MANIFEST_KEY, AttemptSettled
@@ -39,7 +40,6 @@ async def run_harness_attempt(
     timeout_s: float = DEFAULT_EXTERNAL_TIMEOUT_S,
 ) -> None:
     """Run the harness of ``task``'s suite; always raises :class:`AttemptSettled`."""
-    from agbench.live.proxy import RecordingProxy
 
     check = validate_manifest(Path(str(task.metadata[HARNESS_MANIFEST_KEY])))
     if check.manifest is None:

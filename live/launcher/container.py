@@ -2,7 +2,7 @@
 
 A suite with ``adapter = "harness"`` ships ``harness/`` (a ``Dockerfile`` and ``run.sh``) that
 runs its own agent loop. The launcher builds the harness image (cached by content hash, like
-task images: ``task_image.ensure_context_image``; no network, never pulled), then starts one
+task images: ``task_image.ensure_context_image``; never pulled), then starts one
 container per run of the suite with every capability dropped, no-new-privileges, the
 sandbox's uid, pids/memory/CPU limits from the manifest's ``container`` block and a wall-clock
 limit (``--external-timeout``, default 21,600 s). The container has no network; its only way
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.live.sandbox.dockerd import shared_daemon
 from agbench.live.sandbox.images import SANDBOX_GID, SANDBOX_UID
 from agbench.live.sandbox.task_image import DEFAULT_BUILD_TIMEOUT_S, ensure_context_image, folder_digest
 from agbench.status import Status
@@ -140,7 +141,6 @@ async def launch_harness(
     (``RecordingProxy.base_url``) and ``proxy_port`` its port; ``secrets`` are values that must
     never reach the container (the upstream key): passing one raises before anything starts.
     """
-    from agbench.live.sandbox.docker import shared_daemon
 
     harness = manifest.harness_dir
     if harness is None or not (harness / "Dockerfile").is_file() or not (harness / "run.sh").is_file():

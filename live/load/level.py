@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, Endpoint
+from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, Endpoint, ErrorClass
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.trajectories.sizing import TokenCounter, fit_last_message, sized_text
@@ -109,7 +109,7 @@ async def run_level(
             call_id=f"r{i}",
             t_start=time.time(),
             total_s=max(0.0, max_duration_s - request.t),
-            error_class="timeout",
+            error_class=ErrorClass.TIMEOUT,
             finish_reason="cancelled",
         )
         counters.add_model_call(row)

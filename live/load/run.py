@@ -175,7 +175,7 @@ def run_load(options: LoadOptions, *, resume: bool = False) -> Path:
         store.close_writers()
     store.update_meta(finished=time.time())
     store.compact()
-    from agbench.report.load import write_load_report
+    from agbench.report.load import write_load_report  # lazy: matplotlib, only for the report
 
     write_load_report(store.root)
     copy_to_latest(store.root, store.root.parent)

@@ -8,7 +8,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from agbench.attempt import AttemptKey, Endpoint
+from agbench.attempt import AgentLabel, AttemptKey, Endpoint
 from agbench.live.providers.errors import ErrorClass, ModelRequestError
 from agbench.records import ModelCall
 
@@ -102,7 +102,7 @@ class ChatResult:
         Earlier attempts carry only their timing and error; the last carries tokens and cost.
         This is the one place a ``ModelCall`` is built from a client result.
         """
-        endpoint = Endpoint.LOCAL.value if self.endpoint == "mock" else self.endpoint
+        endpoint = Endpoint.LOCAL if self.endpoint == "mock" else Endpoint(self.endpoint)
         ids = key.ids()
         rows: list[ModelCall] = []
         attempts = self.attempts or [
@@ -112,14 +112,14 @@ class ChatResult:
             rows.append(
                 ModelCall(
                     **ids,
-                    agent=agent,
+                    agent=AgentLabel(agent),
                     endpoint=endpoint,
                     request_id=self.request_id,
                     call_id=f"{call_id}.r{i}",
                     t_start=a.t_start,
                     queue_s=self.queue_s if i == 0 else 0.0,
                     total_s=a.total_s,
-                    error_class=a.error_class,
+                    error_class=ErrorClass(a.error_class),
                     status_code=a.status_code,
                     retry=i,
                 )
@@ -128,7 +128,7 @@ class ChatResult:
         rows.append(
             ModelCall(
                 **ids,
-                agent=agent,
+                agent=AgentLabel(agent),
                 endpoint=endpoint,
                 request_id=self.request_id,
                 call_id=call_id,
@@ -143,7 +143,7 @@ class ChatResult:
                 prompt_ms=self.prompt_ms,
                 predicted_ms=self.predicted_ms,
                 finish_reason=self.finish_reason,
-                error_class=self.error_class,
+                error_class=ErrorClass(self.error_class),
                 status_code=self.status_code,
                 retry=len(attempts) - 1,
                 response_id=self.response_id,

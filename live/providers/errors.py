@@ -67,6 +67,8 @@ def classify_http_error(status_code: int, body: Any) -> ErrorClass:
     if status_code in (502, 504) and isinstance(err, dict) and err.get("type") in _GATEWAY_CLASSES:
         # The recording proxy answers 502/504 with the class it saw upstream.
         return ErrorClass(err["type"])
+    if status_code == 403 and isinstance(err, dict) and err.get("type") == ErrorClass.PRIVACY_BLOCKED:
+        return ErrorClass.PRIVACY_BLOCKED  # the recording proxy's privacy guard refused the request
     if is_context_error(text):
         return ErrorClass.CONTEXT_LIMIT
     if status_code == 429:

@@ -13,7 +13,9 @@ trusting anything the agent sends. The proxy:
   :class:`CallRecord` to ``on_call`` (``model_calls`` rows and new ``exposures`` rows, their
   identity from the attempt's :class:`~agbench.attempt.AttemptKey`);
 - appends the raw request and answer to ``raw_responses.jsonl`` after removing secrets;
-- for cloud-bound requests, matches the attempt's sensitive items in the payload;
+- for cloud-bound requests, matches the attempt's sensitive items in the payload and, with a
+  privacy guard (``privacy_guard=``, ``live/privacy``), redacts or refuses the request first
+  and restores the answer before the agent reads it;
 - drops the upstream request when the agent hangs up (a task deadline), so the local server
   does not keep a slot busy for nobody;
 - numbers client retries (same ``X-Request-ID``) the way the client does.

@@ -20,9 +20,11 @@ import json
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agbench.attempt import ErrorClass
+from agbench.live.privacy.rewrite import restore_answer
+from agbench.live.privacy.stream import StreamRestorer
 from agbench.live.providers.chat_result import AttemptRecord, ChatResult
 from agbench.live.providers.errors import classify_http_error, error_text, parse_retry_after
 from agbench.live.providers.openai_compatible import (
@@ -33,6 +35,9 @@ from agbench.live.proxy.agent_http import AgentConnection, response_head, send_e
 from agbench.live.proxy.http1 import Http1Pool, Http1Response, MalformedResponse
 from agbench.live.proxy.sse import SseParser
 from agbench.live.proxy.upstream import Upstream, relayed_headers
+
+if TYPE_CHECKING:
+    from agbench.live.privacy.guard import AttemptGuard
 
 ABANDONED = "the agent closed its connection; the upstream request was abandoned"
 
@@ -64,6 +69,12 @@ class ChatRequest:
         mt = body.get("max_tokens", body.get("max_completion_tokens"))
         max_tokens = int(mt) if isinstance(mt, (int, float)) else None
         return cls(body, json.dumps(body).encode(), max_tokens)
+
+    def with_body(self, body: dict[str, Any]) -> ChatRequest:
+        """The same request with its body replaced (the privacy guard's rewrite)."""
+        if body is self.body:
+            return self
+        return ChatRequest(body, json.dumps(body).encode(), self.max_tokens)
 
     def logged_body(self) -> dict[str, Any]:
         return self.body if self.body is not None else {"raw": self.payload.decode("utf-8", "replace")}
@@ -114,9 +125,12 @@ async def relay_chat(
     request: ChatRequest,
     headers: dict[str, str],
     keep_alive: bool,
+    guard: AttemptGuard | None = None,
 ) -> tuple[ChatResult, bool]:
     """Forward one chat request and relay the answer, measuring it on the way.
 
+    With ``guard``, the answer is restored (placeholders -> originals) on its way to the agent;
+    the measurement and the raw log keep the upstream's own bytes.
     Returns the measurement and whether the agent's connection may carry another request.
     """
     t_wall = time.time()
@@ -129,6 +143,7 @@ async def relay_chat(
     sent_head = body_complete = False
     retry_after: float | None = None
     response: Http1Response | None = None
+    restorer = StreamRestorer(guard.placeholders) if guard is not None else None
 
     def failed(error_class: ErrorClass, message: str) -> None:
         # An error event or malformed data the stream already carried says more about the
@@ -147,18 +162,23 @@ async def relay_chat(
                 sent_head = await agent.send((head + "Transfer-Encoding: chunked\r\n\r\n").encode("latin-1"))
                 async for chunk in response.body():
                     now = time.monotonic()
-                    if not await agent.send(b"%x\r\n%s\r\n" % (len(chunk), chunk)):
+                    out = restorer.feed(chunk) if restorer is not None else chunk
+                    if out and not await agent.send(b"%x\r\n%s\r\n" % (len(out), out)):
                         break
                     raw.append(chunk)
                     parser.feed(chunk, now)
                 else:
                     parser.close(time.monotonic())
+                    tail = restorer.close() if restorer is not None else b""
+                    if tail:
+                        await agent.send(b"%x\r\n%s\r\n" % (len(tail), tail))
                     body_complete = await agent.send(b"0\r\n\r\n")
             else:
                 content = await response.read()
                 raw.append(content)
+                out = _restored_whole(content, guard) if guard is not None else content
                 sent_head = body_complete = await agent.send(
-                    (head + f"Content-Length: {len(content)}\r\n\r\n").encode("latin-1") + content
+                    (head + f"Content-Length: {len(out)}\r\n\r\n").encode("latin-1") + out
                 )
                 _measure_whole(result, state, response.status, content)
     except TimeoutError:
@@ -191,6 +211,15 @@ async def relay_chat(
     # The agent may reuse the connection only if what it was sent is framed completely.
     keep = keep_alive and not agent.gone and (body_complete or not sent_head)
     return result, keep
+
+
+def _restored_whole(content: bytes, guard: AttemptGuard) -> bytes:
+    """A whole (non-streamed) answer with the guard's placeholders restored."""
+    try:
+        parsed: Any = json.loads(content)
+    except ValueError:
+        return guard.placeholders.restore(content.decode("utf-8", "replace")).encode()
+    return json.dumps(restore_answer(parsed, guard.placeholders), ensure_ascii=False).encode()
 
 
 def _measure_whole(result: ChatResult, state: StreamAccumulator, status: int, content: bytes) -> None:

@@ -7,6 +7,11 @@ anything its sender says. ``POST .../v1/chat/completions`` is relayed and measur
 act on the answer (the call is recorded in the task that writes the answer's last byte, before
 it yields again). Any other ``/v1`` route (``/v1/models`` ...) is relayed, not recorded;
 ``/health`` answers the proxy's own health.
+
+With a privacy guard (``privacy_guard``, ``live/privacy``) every cloud-bound chat request is
+rewritten or refused before it leaves, and its answer restored before the agent reads it; the
+exposure match, the raw log and the trace see the request as the cloud saw it. A request the
+guard cannot read (not a JSON object) is refused: the guard fails closed.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agbench.attempt import AttemptKey, ErrorClass
+from agbench.live.privacy.guard import BLOCKED_ERROR, GuardDecision
 from agbench.live.proxy.agent_http import (
     MAX_HEADER_BYTES,
     AgentConnection,
@@ -34,9 +41,13 @@ from agbench.live.proxy.attempts import AttemptContext, AttemptRegistry
 from agbench.live.proxy.call_record import CallRecord
 from agbench.live.proxy.chat_relay import ChatRequest, relay_chat, watching_agent
 from agbench.live.proxy.http1 import Http1Pool, MalformedResponse
+from agbench.live.proxy.privacy_hooks import blocked_result, guard_request
 from agbench.live.proxy.raw_log import RawLogWriter, raw_log_line
 from agbench.live.proxy.upstream import Upstream, relayed_headers
 from agbench.live.secrets import Redactor
+
+if TYPE_CHECKING:
+    from agbench.live.privacy.guard import GuardSettings
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +75,7 @@ class RecordingProxy:
     ``upstreams`` maps route names to model endpoints; their API keys join the redaction list.
     ``raw_log_path`` (or None) receives ``raw_responses.jsonl``. ``on_call`` is called in the
     event loop (it must not block) once per chat request, after the answer was relayed.
+    ``privacy_guard`` (``--privacy-guard``/``--detector``) guards every cloud-bound request.
     Use ``await start()`` / ``await stop()`` or ``async with``.
     """
 
@@ -72,6 +84,7 @@ class RecordingProxy:
         upstreams: dict[str, Upstream],
         raw_log_path: Path | str | None,
         on_call: Callable[[CallRecord], None] | None = None,
+        privacy_guard: GuardSettings | None = None,
     ) -> None:
         for name in upstreams:
             if not name or "/" in name:
@@ -81,7 +94,7 @@ class RecordingProxy:
         self.on_call = on_call
         self.port = 0
         self.redactor = Redactor(u.api_key for u in self.upstreams.values() if u.api_key)
-        self.attempts = AttemptRegistry()
+        self.attempts = AttemptRegistry(privacy_guard)
         self._pools = {name: Http1Pool(u.api_base) for name, u in self.upstreams.items()}
         self._limiters = {
             name: asyncio.Semaphore(u.max_concurrent)
@@ -94,12 +107,19 @@ class RecordingProxy:
 
     # --- attempts ---------------------------------------------------------------------------
 
-    def register_attempt(self, key: AttemptKey, sensitive_items: tuple[str, ...] = ()) -> str:
+    def register_attempt(
+        self, key: AttemptKey, sensitive_items: tuple[str, ...] = (), sensitive_kinds: tuple[str, ...] = ()
+    ) -> str:
         """Make an attempt known to the proxy; returns the (unguessable) token its routes carry.
 
-        ``sensitive_items`` are matched in the attempt's cloud-bound requests (exposures).
+        ``sensitive_items`` are matched in the attempt's cloud-bound requests (exposures);
+        ``sensitive_kinds`` (one per item) score the privacy guard's detector per kind.
         """
-        return self.attempts.register(key, sensitive_items)
+        return self.attempts.register(key, sensitive_items, sensitive_kinds)
+
+    def guard_report(self, token: str) -> dict[str, Any] | None:
+        """The attempt's privacy-guard counters (no values); None without a guard."""
+        return self.attempts.guard_report(token)
 
     def base_url(self, upstream: str, token: str, agent: str | None = None) -> str:
         """The OpenAI base URL (ending in ``/v1``) to give an agent of the attempt ``token``."""
@@ -245,8 +265,16 @@ class RecordingProxy:
         headers = upstream.request_headers(request.headers)
         headers["X-Request-ID"] = request_id
         exposures = []
+        guard = context.guard if upstream.is_cloud else None
         if upstream.is_cloud:
-            seen = chat.body if chat.body is not None else request.body.decode("utf-8", "replace")
+            seen: Any = chat.body if chat.body is not None else request.body.decode("utf-8", "replace")
+            if guard is not None:
+                self.attempts.observe_unguarded(token, seen, time.time())
+                decision = guard_request(guard, chat)
+                if decision.blocked:
+                    return await self._refuse_chat(request, name, upstream, token, context, agent, decision)
+                chat = chat.with_body(decision.body)
+                seen = chat.body
             exposures = self.attempts.new_exposures(token, seen, time.time())
         conn = request.conn
 
@@ -258,7 +286,7 @@ class RecordingProxy:
             try:
                 queue_s = time.monotonic() - queued
                 result, keep = await relay_chat(
-                    conn.writer, self._pools[name], upstream, chat, headers, request.keep_alive
+                    conn.writer, self._pools[name], upstream, chat, headers, request.keep_alive, guard
                 )
             finally:
                 if limiter is not None:
@@ -269,28 +297,44 @@ class RecordingProxy:
             result.request_id = request_id
             if chat.body is not None and isinstance(chat.body.get("model"), str):
                 result.model = chat.body["model"]
-            result.request_body = chat.logged_body()
+            result.request_body = chat.logged_body()  # as the cloud saw it (guarded)
             cost = 0.0
             if upstream.prices is not None and not result.error_class:
                 cost = upstream.prices.cost(
                     result.prompt_tokens, result.cached_tokens, result.completion_tokens
                 )
-            record = CallRecord(
-                call_id,
-                name,
-                upstream.endpoint,
-                agent or name,
-                token,
-                context.key,
-                result,
-                exposures,
-                cost,
-                retry,
-            )
-            if self._raw_writer is not None:
-                self._raw_writer.put(raw_log_line(record, request.headers))
-            if self.on_call is not None:
-                self.on_call(record)
+            self._record(CallRecord(
+                call_id, name, upstream.endpoint, agent or name, token, context.key, result, exposures, cost, retry
+            ), request)  # fmt: skip
             return keep
 
         return await watching_agent(conn, relay_and_record())
+
+    def _record(self, record: CallRecord, request: AgentRequest) -> None:
+        if self._raw_writer is not None:
+            self._raw_writer.put(raw_log_line(record, request.headers))
+        if self.on_call is not None:
+            self.on_call(record)
+
+    async def _refuse_chat(
+        self,
+        request: AgentRequest,
+        name: str,
+        upstream: Upstream,
+        token: str,
+        context: AttemptContext,
+        agent: str | None,
+        decision: GuardDecision,
+    ) -> bool:
+        """``--privacy-guard block``: nothing is sent upstream; the agent gets the guard's refusal
+        (403, class ``privacy_blocked``) and the call is recorded with that class."""
+        call_id = uuid.uuid4().hex[:16]
+        request_id = request.header("x-request-id") or call_id
+        retry = self.attempts.retry_number(token, request_id)
+        result = blocked_result(upstream, decision, request_id)
+        await send_error(request.conn.writer, 403, BLOCKED_ERROR, decision.blocked, request.keep_alive)
+        record = CallRecord(
+            call_id, name, upstream.endpoint, agent or name, token, context.key, result, [], 0.0, retry
+        )
+        self._record(record, request)
+        return True

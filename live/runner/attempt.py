@@ -26,17 +26,24 @@ from agbench.capability import missing_capabilities
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent, AgentContext, AgentOutcome, AttemptRecorder, ChatBackend
 from agbench.live.judge.run_judge import RunJudge
+from agbench.live.launcher.attempt import is_harness_row, run_harness_attempt
+from agbench.live.privacy.report_lines import write_guard_line
+from agbench.live.providers import ChatClient
 from agbench.live.providers.cloud_gate import BudgetExhausted, CloudGate
 from agbench.live.runner.endpoints import EndpointManager, Endpoints
 from agbench.live.runner.options import ServerDied, SweepOptions, judge_settings_of
 from agbench.live.runner.request_settings import shaped
+from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
+from agbench.live.sandbox.task_image import TaskImageError
+from agbench.live.tools import default_tools
+from agbench.live.verification import verify
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore
+from agbench.suites.registry import AttemptSettled, raise_if_blocked
 from agbench.task import Task, task_deadline_s
 
 if TYPE_CHECKING:
-    from agbench.live.providers import ChatClient
     from agbench.live.proxy import CallRecord
     from agbench.live.runner.watchdog import ServerWatchdog
     from agbench.live.sandbox import Sandbox
@@ -101,7 +108,6 @@ class AttemptRunner:
     def _backend_factory(
         self, key: AttemptKey, eps: Endpoints, token: str | None, time_limit: float, clients: list[ChatClient]
     ) -> Callable[[AgentLabel, Endpoint], ChatBackend]:
-        from agbench.live.providers import ChatClient
 
         cache: dict[tuple[AgentLabel, Endpoint], ChatClient] = {}
 
@@ -133,10 +139,6 @@ class AttemptRunner:
         """The attempt's sandbox, started; or None with the (status, reward, reason) that
         settled the attempt before any agent ran (a blocked suite, an external harness row,
         a missing program, a task image that did not build, a sandbox that did not start)."""
-        from agbench.live.launcher.attempt import is_harness_row, run_harness_attempt
-        from agbench.live.sandbox import MissingRequiredProgram, SandboxError, create_sandbox
-        from agbench.live.sandbox.task_image import TaskImageError
-        from agbench.suites.registry import AttemptSettled, raise_if_blocked
 
         try:
             raise_if_blocked(task)  # a suite that may not run: its strict status, no sandbox
@@ -217,7 +219,11 @@ class AttemptRunner:
             if self.options.needs_models and key.config.architecture.uses_cloud:
                 self.gate.check_budget()  # BudgetExhausted: no cloud call starts once it is spent
             if eps.proxy is not None:
-                token = eps.proxy.register_attempt(key, tuple(item.item for item in task.sensitive_items))
+                token = eps.proxy.register_attempt(
+                    key,
+                    tuple(item.item for item in task.sensitive_items),
+                    tuple(item.kind for item in task.sensitive_items),  # the privacy guard's scoring
+                )
                 self.recorders[token] = recorder
             sandbox, settled = await self._open_sandbox(task, eps, token, attempt_dir)
             if settled is not None:
@@ -244,6 +250,7 @@ class AttemptRunner:
             exposed = 0
             if token is not None and eps.proxy is not None:
                 exposed = len(eps.proxy.exposures_seen(token))
+                write_guard_line(self.store.root, key, eps.proxy.guard_report(token))  # --privacy-guard
                 eps.proxy.unregister_attempt(token)
                 self.recorders.pop(token, None)
             status, reason, died = await self._server_verdict(status, reason, interrupted, generation)
@@ -285,8 +292,6 @@ class AttemptRunner:
         backends: Callable[[AgentLabel, Endpoint], ChatBackend],
     ) -> Verdict:
         """Agent, then verifier: (status, reward, reason, the agent's outcome)."""
-        from agbench.live.tools import default_tools
-        from agbench.live.verification import verify
 
         ctx = AgentContext(
             task=task,
@@ -334,7 +339,6 @@ class AttemptRunner:
 
     def _missing_capabilities(self, task: Task) -> list[str]:
         """What the run did not give the task of what it needs (agbench.capability)."""
-        from agbench.live.tools import default_tools
 
         try:
             tools = [t.name for t in default_tools(task, self.corpus_dir)]

@@ -24,20 +24,22 @@ from agbench.attempt import Endpoint, RunScope
 from agbench.config import CloudSettings, Configuration, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.architectures import plan_for
-from agbench.live.providers.mock_provider import MOCK_PROVIDER_MODEL
+from agbench.live.mock.provider import MOCK_PROVIDER_MODEL, MockProvider
+from agbench.live.monitors import ResourceSampler, ServerSampler
+from agbench.live.proxy import RecordingProxy, Upstream
 from agbench.live.runner.options import (
     CLOUD_STANDIN_ALIAS,
     SweepOptions,
     local_server_settings,
+    select_run_tasks,
     standin_server_settings,
 )
+from agbench.live.serving import ManagedServer
 from agbench.store import RunStore
 
 if TYPE_CHECKING:
     from agbench.live.monitors.sampler_thread import Sampler
-    from agbench.live.providers.mock_provider import MockProvider
-    from agbench.live.proxy import CallRecord, RecordingProxy
-    from agbench.live.serving import ManagedServer
+    from agbench.live.proxy import CallRecord
 
 log = logging.getLogger("agbench.live.runner")
 
@@ -87,7 +89,6 @@ class EndpointManager:
         self, name: str, settings: ServerSettings, alias: str, config: Configuration
     ) -> ManagedServer:
         """The managed server ``name`` with exactly ``settings``, (re)started only when they change."""
-        from agbench.live.serving import ManagedServer
 
         current = self.servers.get(name)
         if current is not None and current[0] == settings and current[1].alive():
@@ -111,8 +112,6 @@ class EndpointManager:
 
     async def mock_provider(self) -> MockProvider:
         """``--provider mock``: the offline provider answering from the tasks' oracle plans."""
-        from agbench.live.providers.mock_provider import MockProvider
-        from agbench.live.runner.options import select_run_tasks
 
         if self.mock is None:
             tasks = select_run_tasks(self.options)
@@ -203,7 +202,6 @@ class EndpointManager:
 
     async def _start_proxy(self, eps: Endpoints) -> None:
         """The configuration's recording proxy: every model request of every agent goes through it."""
-        from agbench.live.proxy import RecordingProxy, Upstream
 
         upstreams = {
             endpoint.value: Upstream(
@@ -215,14 +213,20 @@ class EndpointManager:
             )
             for endpoint, url in eps.direct.items()
         }
-        proxy = RecordingProxy(upstreams, self.store.root / "raw_responses.jsonl", on_call=self.on_call)
+        from agbench.live.runner.options import guard_settings_of
+
+        proxy = RecordingProxy(
+            upstreams,
+            self.store.root / "raw_responses.jsonl",
+            on_call=self.on_call,
+            privacy_guard=guard_settings_of(self.options),  # --privacy-guard: None when off
+        )
         await proxy.start()
         eps.proxy = proxy
 
     # -- monitors --------------------------------------------------------------------------
     def start_monitors(self, scope: RunScope, eps: Endpoints) -> list[Sampler]:
         """Resource sampler and one server sampler per managed server, for the configuration."""
-        from agbench.live.monitors import ResourceSampler, ServerSampler
 
         started: list[Sampler] = []
         safe = re.sub(r"[^A-Za-z0-9._=-]+", "_", scope.config.key)

@@ -20,6 +20,7 @@ from agbench.live.runner.options import (
     SweepOptions,
     local_server_settings,
 )
+from agbench.live.secrets import Redactor
 from agbench.run_meta import LocalServers, RunMeta, RunSource
 from agbench.task import Task
 
@@ -27,7 +28,6 @@ from agbench.task import Task
 def redact_url(url: str | None) -> str | None:
     if url is None:
         return None
-    from agbench.live.secrets import Redactor
 
     redacted: str = Redactor().text(url)
     return redacted

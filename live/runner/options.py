@@ -15,12 +15,27 @@ import re
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from agbench.config import AgentKind, Architecture, PriceTable, ServerSettings
+from agbench.config import SANDBOX_BACKENDS, AgentKind, Architecture, PriceTable, ServerSettings
 from agbench.errors import AgbenchError
+from agbench.hcl_sub_agent import recorded_sub_agent, sub_agent_memory
 from agbench.live.agents.base import Agent
-from agbench.task import Task, load_suite, select_tasks
+from agbench.live.agents.model_agent import COMPACTION_POLICIES, ModelAgent
+from agbench.live.agents.null import NullAgent
+from agbench.live.agents.oracle import OracleAgent
+from agbench.live.judge import judge_settings
+from agbench.live.parsers import normalise_parser_name
+from agbench.live.privacy.detectors import DETECTORS, make_detector
+from agbench.live.privacy.guard import GuardMode, GuardSettings
+from agbench.live.privacy.presidio_detector import DEFAULT_ENTITIES
+from agbench.live.replay import ReplayAgent
+from agbench.live.runner.request_settings import validate_request_settings
+from agbench.live.tools import TOOL_NAMES
+from agbench.schema import COUNT, FRACTION, NON_NEGATIVE, Bound, bounds, check
+from agbench.suites.registry import plan_suites
+from agbench.task import Task, load_suite, select_tasks, suite_root
+from agbench.trajectory import TrajectorySet
 
 if TYPE_CHECKING:
     from agbench.live.judge import JudgeSettings
@@ -36,6 +51,8 @@ CLOUD_STANDIN_ALIAS = "cloud-standin"
 MAX_REQUEST_S = 600.0
 #: ``--keep-workspaces`` choices: which attempts' sandbox workspaces stay on disk.
 KEEP_WORKSPACES = ("none", "failed", "all")
+#: ``--privacy-guard`` choices (live/privacy/guard.py).
+GUARD_MODES = tuple(m.value for m in GuardMode)
 
 
 class SweepInterrupted(AgbenchError):
@@ -50,29 +67,37 @@ class ServerDied(AgbenchError):
 class SweepOptions:
     """Every option of ``agbench run`` / ``agbench sweep`` (docs/design.md, command line)."""
 
-    archs: list[Architecture] = field(default_factory=lambda: [Architecture.LO])
-    concurrency: list[int] = field(default_factory=lambda: [1])
+    archs: Annotated[list[Architecture], Bound(min_items=1, unit="architectures")] = field(
+        default_factory=lambda: [Architecture.LO]
+    )
+    concurrency: Annotated[list[Annotated[int, COUNT]], Bound(min_items=1, unit="levels")] = field(
+        default_factory=lambda: [1]
+    )
     limit: int | None = None
     task_ids: list[str] = field(default_factory=list)
     suites: list[str] = field(default_factory=list)  # --suite ID (repeatable): agbench.suites
     profile: str | None = None  # --profile full_active: every active suite
-    external_timeout: float = 21600.0  # wall-clock limit of one external harness container
+    external_timeout: Annotated[float, Bound(gt=0, unit="s")] = (
+        21600.0  # wall-clock limit of one external harness container
+    )
     local_url: str | None = None
     local_model: str = "smollm2-135m"
     cloud_url: str | None = None
     cloud_model: str | None = None
-    local_ctx: int | None = None  # total KV tokens; default DEFAULT_CTX_PER_SLOT per slot
+    local_ctx: Annotated[int | None, Bound(ge=64, unit="KV tokens")] = (
+        None  # total KV tokens; default DEFAULT_CTX_PER_SLOT per slot
+    )
     local_parallel: int | None = None  # slots; default: the configuration's concurrency
     local_kv_unified: bool = False
     local_threads: int | None = None
-    agent: str = "model"
+    agent: Annotated[str, Bound(choices=AGENT_NAMES)] = "model"
     trajectories: Path | None = None
-    backend: str = "bwrap"
-    time_limit: float | None = (
+    backend: Annotated[str, Bound(choices=SANDBOX_BACKENDS)] = "bwrap"
+    time_limit: Annotated[float | None, Bound(gt=0, unit="s")] = (
         None  # deadline override; default each task's own (agbench.task.task_deadline_s)
     )
     tool_call_parser: str = "auto"
-    max_tokens: int | None = None
+    max_tokens: Annotated[int | None, Bound(ge=1, unit="tokens")] = None
     device: str | None = None  # default: from the host name
     seed: int = 0
     out: Path | None = None  # the run directory itself
@@ -81,12 +106,24 @@ class SweepOptions:
     # Operability (preflight, request timeout, retries, cloud spend and rate, workspaces):
     local_api_key_env: str | None = None  # env var holding the local server's API key
     preflight: bool = True  # check endpoints, models, sandbox, tasks and disk before any task
-    model_request_timeout: float = 600.0  # one model request's limit; its expiry is a `timeout`
-    retries: int = 2  # per model request: 429s and refused connections, backoff with jitter
-    max_cloud_usd: float | None = None  # no cloud call starts once the spend reaches this
-    cloud_rpm: int | None = None  # cloud requests per minute, all agents of the run together
-    cloud_tpm: int | None = None  # cloud tokens per minute, all agents of the run together
-    keep_workspaces: str = "none"  # keep attempt workspaces: "none" | "failed" | "all"
+    model_request_timeout: Annotated[float, Bound(gt=0, unit="s")] = (
+        600.0  # one model request's limit; its expiry is a `timeout`
+    )
+    retries: Annotated[int, NON_NEGATIVE] = (
+        2  # per model request: 429s and refused connections, backoff with jitter
+    )
+    max_cloud_usd: Annotated[float | None, Bound(ge=0, unit="USD")] = (
+        None  # no cloud call starts once the spend reaches this
+    )
+    cloud_rpm: Annotated[int | None, Bound(ge=1, unit="requests per minute")] = (
+        None  # cloud requests per minute, all agents of the run together
+    )
+    cloud_tpm: Annotated[int | None, Bound(ge=1, unit="tokens per minute")] = (
+        None  # cloud tokens per minute, all agents of the run together
+    )
+    keep_workspaces: Annotated[str, Bound(choices=KEEP_WORKSPACES)] = (
+        "none"  # keep attempt workspaces: "none" | "failed" | "all"
+    )
     hcl_sub_agent: str = "persistent"  # HCL's sub-agent across delegations (agbench.hcl_sub_agent)
     watchdog: bool = True  # restart a dead or hung managed server with the same settings
     # Judge (live/judge): rubric grading and the exposure judge; its key is read from
@@ -95,6 +132,13 @@ class SweepOptions:
     judge_url: str | None = None
     judge_model: str | None = None
     exposure_judge: bool = False
+    # Privacy guard (live/privacy): every cloud-bound request redacted or refused, and scored.
+    privacy_guard: Annotated[str, Bound(choices=GUARD_MODES)] = "off"
+    detector: Annotated[str, Bound(choices=DETECTORS)] = "declared"
+    detector_entities: Annotated[list[str], Bound(choices=DEFAULT_ENTITIES)] = field(
+        default_factory=list  # presidio's entities (and SECRET, detect-secrets); empty = all
+    )
+    detector_threshold: Annotated[float, FRACTION] = 0.4  # presidio: results scored below are dropped
     # Providers and flags of the Agent Bench command line (live/runner/request_settings.py):
     provider: str | None = None  # None: the URL given, else a managed server | openai-compatible | mock
     mock_wrong_rate: float = 0.2  # --provider mock: share of conversations answered wrongly (seeded)
@@ -137,8 +181,6 @@ class SweepOptions:
         kwargs["archs"] = [Architecture(a) for a in kwargs.get("archs", ["LO"])]
         kwargs["concurrency"] = [int(c) for c in kwargs.get("concurrency", [1])]
         if "hcl_sub_agent" not in data:  # a run.json written before the option: fresh sub-agents
-            from agbench.hcl_sub_agent import recorded_sub_agent
-
             kwargs["hcl_sub_agent"] = recorded_sub_agent(data).value
         for key in ("trajectories", "out", "resume", "runs_root", "tasks_root", "price_table"):
             if kwargs.get(key) is not None:
@@ -168,9 +210,6 @@ def select_run_tasks(options: SweepOptions) -> list[Task]:
     if options.suites or options.profile:
         # Suites (agbench.suites): a suite that may not run contributes rows with its strict
         # status (manifest, assets, required tools) while the other suites run.
-        from agbench.live.tools import TOOL_NAMES
-        from agbench.suites.registry import plan_suites
-        from agbench.task import suite_root
 
         planned = plan_suites(
             options.tasks_root or suite_root(), list(options.suites), options.profile, TOOL_NAMES
@@ -194,19 +233,11 @@ def select_run_tasks(options: SweepOptions) -> list[Task]:
 def make_agent(options: SweepOptions) -> Agent:
     kind = options.agent_kind
     if kind is AgentKind.MODEL:
-        from agbench.live.agents.model_agent import ModelAgent
-
         return ModelAgent(options.compaction, options.hcl_sub_agent)
     if kind is AgentKind.ORACLE:
-        from agbench.live.agents.oracle import OracleAgent
-
         return OracleAgent()
     if kind is AgentKind.NULL:
-        from agbench.live.agents.null import NullAgent
-
         return NullAgent()
-    from agbench.live.replay import ReplayAgent
-    from agbench.trajectory import TrajectorySet
 
     if options.trajectories is None:
         raise AgbenchError("--agent replay needs --trajectories FILE")
@@ -216,70 +247,26 @@ def make_agent(options: SweepOptions) -> Agent:
     return agent
 
 
-def _require(ok: bool, message: str) -> None:
-    if not ok:
-        raise AgbenchError(message)
+def _check_names(options: SweepOptions) -> None:
+    """Options whose allowed values are defined by the live modules that use them."""
 
-
-def _positive_or_unset(value: float | None) -> bool:
-    return value is None or value > 0
-
-
-def _check_choices(options: SweepOptions) -> None:
-    """Options that name one of a fixed set of things."""
-    _require(
-        options.agent in AGENT_NAMES, f"unknown agent {options.agent!r} (one of {', '.join(AGENT_NAMES)})"
-    )
-    _require(bool(options.archs), "no architecture given")
-    _require(
-        options.backend in ("bwrap", "docker"),
-        f"unknown sandbox backend {options.backend!r} (docker or bwrap)",
-    )
-    _require(
-        options.keep_workspaces in KEEP_WORKSPACES,
-        f"--keep-workspaces must be one of {', '.join(KEEP_WORKSPACES)}, not {options.keep_workspaces!r}",
-    )
-    from agbench.live.agents.model_agent import COMPACTION_POLICIES
-
-    _require(options.compaction in COMPACTION_POLICIES, f"unknown compaction policy {options.compaction!r}")
-    from agbench.hcl_sub_agent import sub_agent_memory
-    from agbench.live.parsers import normalise_parser_name
-
+    if options.compaction not in COMPACTION_POLICIES:
+        raise AgbenchError(f"unknown compaction policy {options.compaction!r}")
     sub_agent_memory(options.hcl_sub_agent)  # AgbenchError naming the choices
     normalise_parser_name(options.tool_call_parser)  # AgbenchError naming the bad parser
-
-
-def _check_limits(options: SweepOptions) -> None:
-    """Numbers that must be in range."""
-    _require(
-        bool(options.concurrency) and all(c >= 1 for c in options.concurrency),
-        "concurrency levels must be positive integers",
-    )
-    _require(options.external_timeout > 0, "--external-timeout must be positive")
-    _require(_positive_or_unset(options.time_limit), "--time-limit must be positive")
-    _require(options.max_tokens is None or options.max_tokens >= 1, "--max-tokens must be at least 1")
-    _require(options.model_request_timeout > 0, "--model-request-timeout must be positive")
-    _require(options.retries >= 0, "--retries must be zero or more")
-    _require(
-        options.max_cloud_usd is None or options.max_cloud_usd >= 0, "--max-cloud-usd must be zero or more"
-    )
-    for flag, value in (("--cloud-rpm", options.cloud_rpm), ("--cloud-tpm", options.cloud_tpm)):
-        _require(value is None or value >= 1, f"{flag} must be at least 1")
-    _require(options.local_ctx is None or options.local_ctx >= 64, "--local-ctx must be at least 64")
-    _require(
-        options.device is None or ("|" not in options.device and bool(options.device.strip())),
-        "--device must be a non-empty name without '|'",
-    )
+    if options.device is not None and ("|" in options.device or not options.device.strip()):
+        raise AgbenchError("--device must be a non-empty name without '|'")
 
 
 def validate_options(options: SweepOptions) -> None:
     """One-line errors for options that cannot work, before anything starts."""
-    from agbench.live.runner.request_settings import validate_request_settings
 
-    _check_choices(options)
-    _check_limits(options)
+    unbounded = tuple(f.name for f in dataclasses.fields(options) if f.name not in bounds(SweepOptions))
+    check(options, "invalid option", skip=unbounded, flags=True)  # types, ranges, choices
+    _check_names(options)
     validate_request_settings(options)  # provider, caps, sampling, --repeat: one-line errors
     judge_settings_of(options)  # JudgeConfigError (one line) for judge options that cannot work
+    guard_settings_of(options)  # AgbenchError (one line) for guard options that cannot work
     uses_cloud = options.needs_models and any(a.uses_cloud for a in options.archs)
     if options.cloud_url and uses_cloud and not os.environ.get(options.cloud_api_key_env):
         log.warning("no API key in $%s: cloud requests go without one", options.cloud_api_key_env)
@@ -287,7 +274,6 @@ def validate_options(options: SweepOptions) -> None:
 
 def judge_settings_of(options: SweepOptions) -> JudgeSettings:
     """The run's judge from ``--judge-provider/--judge-url/--judge-model/--exposure-judge``."""
-    from agbench.live.judge import judge_settings
 
     return judge_settings(
         options.judge_provider,
@@ -298,6 +284,19 @@ def judge_settings_of(options: SweepOptions) -> JudgeSettings:
         target_model="mock:oracle" if options.provider == "mock" else options.local_model,
         timeout_s=options.model_request_timeout,
     )
+
+
+def guard_settings_of(options: SweepOptions) -> GuardSettings | None:
+    """The run's privacy guard from ``--privacy-guard/--detector*``; None when off (the choices
+    and the threshold's range are checked with the other fields, by ``validate_options``)."""
+    settings = GuardSettings.of(
+        options.privacy_guard, options.detector, tuple(options.detector_entities), options.detector_threshold
+    )
+    if not settings.active:
+        return None
+    if settings.detector.name == "presidio":  # build the engines now: a missing extra is one line
+        make_detector(settings.detector, ())
+    return settings
 
 
 def local_server_settings(options: SweepOptions, concurrency: int) -> ServerSettings:
@@ -335,6 +334,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepOptions",
     "default_device_name",
+    "guard_settings_of",
     "local_server_settings",
     "make_agent",
     "select_run_tasks",

@@ -25,10 +25,14 @@ from pathlib import Path
 import httpx
 
 from agbench.attempt import Endpoint
+from agbench.config import CloudSettings
 from agbench.errors import AgbenchError
+from agbench.live.architectures import plan_for
 from agbench.live.providers.openai_compatible import api_base
 from agbench.live.runner.metadata import redact_url
 from agbench.live.runner.options import SweepOptions
+from agbench.live.sandbox.dockerd import _answers, socket_url
+from agbench.live.serving.models import resolve_model_path
 from agbench.task import Task
 
 log = logging.getLogger("agbench.live.runner")
@@ -123,7 +127,6 @@ def endpoint_checks(options: SweepOptions) -> list[EndpointCheck]:
     """The endpoints the sweep's architectures will call at a URL given on the command line."""
     if not options.needs_models:
         return []
-    from agbench.live.architectures import plan_for
 
     used = {e for arch in options.archs for e in plan_for(arch).endpoints}
     checks = []
@@ -140,8 +143,6 @@ def endpoint_checks(options: SweepOptions) -> list[EndpointCheck]:
             )
         )
     if Endpoint.CLOUD in used and options.cloud_url:
-        from agbench.config import CloudSettings
-
         env = options.cloud_api_key_env
         checks.append(
             EndpointCheck(
@@ -164,7 +165,6 @@ def check_managed_model(options: SweepOptions) -> None:
         raise PreflightError("--local-model auto needs --local-url (a managed server needs a model name)")
     if options.local_url:
         return
-    from agbench.live.serving.models import resolve_model_path
 
     try:
         resolve_model_path(options.local_model)
@@ -192,12 +192,9 @@ def check_sandbox(backend: str) -> None:
             raise PreflightError(
                 f"--backend bwrap: bubblewrap cannot start a sandbox ({why[-1] if why else done.returncode})"
             )
-    elif backend == "docker":
-        from agbench.live.sandbox.dockerd import _answers, socket_url
-
+    elif backend == "docker" and not _answers(socket_url()) and shutil.which("dockerd") is None:
         # No daemon answering is fine when one can be started here (the sandbox starts it).
-        if not _answers(socket_url()) and shutil.which("dockerd") is None:
-            raise PreflightError("--backend docker: no Docker daemon answers and dockerd is not installed")
+        raise PreflightError("--backend docker: no Docker daemon answers and dockerd is not installed")
 
 
 def check_tasks(tasks: list[Task]) -> None:

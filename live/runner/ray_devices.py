@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 from agbench.errors import AgbenchError
 from agbench.hardware import HardwareInventory
 from agbench.live.runner.options import SweepOptions
+from agbench.live.runner.sweep import run_sweep
 from agbench.records import TABLES
 from agbench.run_meta import RunMeta, RunSource
 from agbench.store import RunStore, copy_to_latest
@@ -85,7 +86,6 @@ def unpack(archive: bytes, target: Path) -> None:
 
 def sweep_on_this_node(options: dict[str, Any], device: str) -> DeviceRun:
     """The body of a device's Ray task: the ordinary sweep in a scratch folder, packed."""
-    from agbench.live.runner.sweep import run_sweep
 
     scratch = Path(tempfile.mkdtemp(prefix=f"agbench-{device}-"))
     try:
@@ -160,7 +160,7 @@ def run_devices(options: SweepOptions, address: str, devices: list[str]) -> Path
     placements = {r.device: {"node": r.node, "ray_node_id": r.node_id} for r in runs}
     merge_runs(out, [out / DEVICES_DIR / r.device for r in runs], placements)
     if options.write_reports:
-        from agbench.report import write_reports
+        from agbench.report import write_reports  # lazy: matplotlib loads only when a report is written
 
         write_reports([out])
     with contextlib.suppress(OSError):

@@ -25,6 +25,7 @@ from agbench.attempt import RunScope
 from agbench.config import AgentKind, Configuration
 from agbench.errors import AgbenchError
 from agbench.live.agents.base import Agent
+from agbench.live.replay import ReplayAgent
 from agbench.live.runner.attempt import AttemptRunner
 from agbench.live.runner.console import console_logging, print_summary, run_with_signals
 from agbench.live.runner.endpoints import EndpointManager
@@ -38,6 +39,7 @@ from agbench.live.runner.options import (
     select_run_tasks,
     validate_options,
 )
+from agbench.live.runner.preflight import preflight
 from agbench.live.runner.watchdog import ServerWatchdog
 from agbench.records import TaskRun
 from agbench.status import Status
@@ -244,14 +246,10 @@ def run_sweep(options: SweepOptions) -> Path:
     if not tasks:
         raise AgbenchError("no task selected")
     if options.agent_kind is AgentKind.REPLAY:  # every (task, architecture) needs its trajectory
-        from agbench.live.replay import ReplayAgent
-
         assert isinstance(agent, ReplayAgent)
         agent.check([t.id for t in tasks], options.archs)
     device = options.device or default_device_name()
     if options.preflight:  # one-line errors (exit 2) before any task starts or a run dir exists
-        from agbench.live.runner.preflight import preflight
-
         preflight(options, tasks, store.root if store is not None else _new_run_dir(options))
     if store is None:
         run_dir = _new_run_dir(options)
@@ -294,6 +292,7 @@ def run_sweep(options: SweepOptions) -> Path:
         store.compact()
         if options.write_reports:
             try:
+                # lazy: matplotlib loads only when a report is written
                 from agbench.report import write_reports
 
                 write_reports([run_dir])

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agbench.config import SANDBOX_BACKENDS
 from agbench.errors import AgbenchError
 from agbench.task import Task
 
 from .base import ExecResult, MissingRequiredProgram, Sandbox, SandboxError
+from .bwrap import BwrapSandbox
+from .docker import DockerSandbox
 
-BACKENDS = ("docker", "bwrap")
+BACKENDS = SANDBOX_BACKENDS
 
 __all__ = [
     "BACKENDS",
@@ -29,11 +32,7 @@ __all__ = [
 def create_sandbox(backend: str, task: Task, attempt_dir: Path) -> Sandbox:
     """A sandbox for one attempt of ``task``; its host side lives in ``attempt_dir``."""
     if backend == "bwrap":
-        from .bwrap import BwrapSandbox
-
         return BwrapSandbox(task, attempt_dir)
     if backend == "docker":
-        from .docker import DockerSandbox
-
         return DockerSandbox(task, attempt_dir)
     raise AgbenchError(f"unknown sandbox backend {backend!r} (choose from {', '.join(BACKENDS)})")

@@ -27,6 +27,8 @@ from pathlib import Path, PurePosixPath
 from agbench.errors import AgbenchError
 from agbench.task import Task
 
+from .images import rootfs_has_program
+
 WORK_DIR = "/work"
 VERIFIER_DIR = "/verifier"
 SOLUTION_DIR = "/solution"
@@ -220,8 +222,6 @@ class Sandbox(abc.ABC):
             return
         rootfs = self._rootfs_for_checks()
         if rootfs is not None:
-            from .images import rootfs_has_program
-
             missing_here = [p for p in programs if not rootfs_has_program(rootfs, p)]
             if missing_here:
                 await self.destroy()

@@ -40,6 +40,7 @@ from .base import (
 from .cgroups import SandboxCgroups
 from .images import GRADER_UID, SANDBOX_GID, SANDBOX_UID, ensure_rootfs
 from .process_io import communicate_with_deadline
+from .task_image import ensure_task_rootfs
 
 # Joins the cgroups named in $AGBENCH_CGROUP_PROCS, then execs bubblewrap (or prlimit).
 _LAUNCHER = (
@@ -65,8 +66,6 @@ class BwrapSandbox(Sandbox):
         if self._bwrap is None:
             raise SandboxError("bubblewrap not found: apt-get install -y --no-install-recommends bubblewrap")
         if self.task.dockerfile is not None:  # the task image's exported root (task_image.py)
-            from .task_image import ensure_task_rootfs
-
             self.rootfs = await asyncio.to_thread(ensure_task_rootfs, self.task)
         else:
             self.rootfs = await asyncio.to_thread(ensure_rootfs)

@@ -18,13 +18,11 @@ not outlive the command that started them (only a ``setsid`` daemon does, until 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import functools
 import os
 import signal
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -46,9 +44,10 @@ from .base import (
     SandboxError,
     chown_tree,
 )
-from .dockerd import DockerDaemon, ensure_dockerd
+from .dockerd import shared_daemon
 from .images import SANDBOX_GID, SANDBOX_UID, ensure_docker_image, rootfs_dir, rootfs_ready
 from .process_io import MAX_CAPTURE_BYTES
+from .task_image import ensure_task_image
 
 T = TypeVar("T")
 TMPFS_SIZE_MB = 512
@@ -57,41 +56,6 @@ GRADER_USER = "0:0"
 # private copy to uid 65534, switch to it, and kill it at its deadline.
 GRADER_CAPS = ("CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "SETUID", "SETGID", "KILL")
 HOST_GRACE_S = 5.0
-_daemon: DockerDaemon | None = None
-_daemon_lock = threading.Lock()
-
-
-def shared_daemon(network: bool = False) -> DockerDaemon:
-    """The daemon this process talks to, started once if none was running (see dockerd.py)."""
-    global _daemon
-    with _daemon_lock:
-        if _daemon is not None and not _daemon_alive(_daemon):
-            _daemon = None  # another process stopped the daemon we were sharing: start or find one
-        if _daemon is None:
-            _daemon = ensure_dockerd(network=network)
-            if _daemon.started_here:
-                atexit.register(stop_shared_daemon)
-        return _daemon
-
-
-def _daemon_alive(daemon: DockerDaemon) -> bool:
-    """Cheap liveness: our own dockerd still runs, or a shared one's socket still exists."""
-    if daemon.process is not None:
-        return daemon.process.poll() is None
-    if daemon.base_url.startswith("unix://"):
-        return os.path.exists(daemon.base_url[len("unix://") :])
-    return True
-
-
-def stop_shared_daemon() -> None:
-    """Stop the daemon if this process started it (tests and ``tasks check`` call this at exit)."""
-    global _daemon
-    with _daemon_lock:
-        if _daemon is not None:
-            _daemon.stop()
-            _daemon = None
-
-
 # Docker SDK calls block; a long exec holds a thread for its whole run, so with many concurrent
 # attempts the default executor (cores + 4 threads) would queue other sandboxes' calls.
 _EXECUTOR = ThreadPoolExecutor(max_workers=128, thread_name_prefix="agbench-docker")
@@ -202,8 +166,6 @@ class DockerSandbox(Sandbox):
         self._client = daemon.client()
         image = ensure_docker_image(self._client)
         if self.task.dockerfile is not None:  # built from environment/Dockerfile, cached
-            from .task_image import ensure_task_image
-
             image = ensure_task_image(self._client, self.task)
         if os.geteuid() == 0 and self.grading is None:
             chown_tree(self.work_dir_host, SANDBOX_UID, SANDBOX_GID)

@@ -5,20 +5,25 @@ Personal devices and CI machines have no systemd (DESIGN.md): when no socket ans
 needing a network, it runs with ``--iptables=false --bridge=none`` so the host's firewall and
 interfaces stay untouched. The caller that started the daemon owns it and stops it
 (:meth:`DockerDaemon.stop`); a daemon that was already running is never stopped by us.
+:func:`shared_daemon` is the one daemon a process's sandboxes, image builds and harness
+containers share.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.resources import cache_dir
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
 
@@ -90,7 +95,7 @@ def ensure_dockerd(
         )
     if os.geteuid() != 0:
         raise DockerUnavailable("no Docker daemon runs and starting dockerd needs root")
-    log_dir = log_dir or Path.home() / ".cache" / "agbench"
+    log_dir = log_dir or cache_dir()
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / "dockerd.log"
     cmd = [dockerd, "--host", url]
@@ -116,3 +121,38 @@ def ensure_dockerd(
     proc.kill()
     proc.wait()
     raise DockerUnavailable(f"dockerd did not answer within {wait_s:.0f} s (log {log_path})")
+
+
+_daemon: DockerDaemon | None = None
+_daemon_lock = threading.Lock()
+
+
+def shared_daemon(network: bool = False) -> DockerDaemon:
+    """The daemon this process talks to, started once if none was running (see dockerd.py)."""
+    global _daemon
+    with _daemon_lock:
+        if _daemon is not None and not _daemon_alive(_daemon):
+            _daemon = None  # another process stopped the daemon we were sharing: start or find one
+        if _daemon is None:
+            _daemon = ensure_dockerd(network=network)
+            if _daemon.started_here:
+                atexit.register(stop_shared_daemon)
+        return _daemon
+
+
+def _daemon_alive(daemon: DockerDaemon) -> bool:
+    """Cheap liveness: our own dockerd still runs, or a shared one's socket still exists."""
+    if daemon.process is not None:
+        return daemon.process.poll() is None
+    if daemon.base_url.startswith("unix://"):
+        return os.path.exists(daemon.base_url[len("unix://") :])
+    return True
+
+
+def stop_shared_daemon() -> None:
+    """Stop the daemon if this process started it (tests and ``tasks check`` call this at exit)."""
+    global _daemon
+    with _daemon_lock:
+        if _daemon is not None:
+            _daemon.stop()
+            _daemon = None

@@ -2,7 +2,7 @@
 
 Images are never pulled (there is no registry on the device, DESIGN.md): the root filesystem
 is made once per machine by ``debootstrap --variant=minbase`` and cached under
-``~/.cache/agbench/rootfs`` (or ``$AGBENCH_CACHE/rootfs``). bubblewrap binds it read-only as
+``rootfs/`` in agbench's cache directory (``~/.cache/agbench``, :mod:`agbench.resources`). bubblewrap binds it read-only as
 ``/``; Docker imports it as ``agbench/base:<version>``. Both backends therefore see the same
 programs, so a task that passes ``tasks check`` on one passes on the other.
 
@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.resources import cache_dir
+
+from .dockerd import ensure_dockerd
 
 SUITE = "bookworm"
 IMAGE_REPOSITORY = "agbench/base"
@@ -67,8 +70,8 @@ def image_tag() -> str:
 
 
 def cache_root() -> Path:
-    env = os.environ.get("AGBENCH_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "agbench"
+    """agbench's cache directory (:func:`agbench.resources.cache_dir`)."""
+    return cache_dir()
 
 
 def rootfs_dir() -> Path:
@@ -269,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(ensure_rootfs(quiet=False))
         if args.docker:
-            from .dockerd import ensure_dockerd
-
             daemon = ensure_dockerd()
             try:
                 client = daemon.client()

@@ -7,9 +7,9 @@ filesystem as ``/``. Both are cached by a content hash of the whole build contex
 of ``environment/``, names and bytes) and the base image's version, so editing any file of the
 context makes a new image, and an unchanged task never builds twice.
 
-- The build runs with no network (the legacy builder, ``network_mode=none``): a Dockerfile that
-  ``apt-get install``s from a mirror fails with the build's own error. Packages are installed
-  from files the build context carries (a ``.deb`` with ``dpkg -i``, a wheel).
+- The build has the network the host's Docker has, so a Dockerfile may ``apt-get install`` or
+  ``pip install`` its toolchain; ``--build-network none`` builds offline, and a build that then
+  reaches for the network fails saying so (build_network.py). The running sandbox has none.
 - ``FROM`` images are never pulled (no registry is reachable from a device): ``agbench/base``
   (any tag) is the local base image, imported on demand; any other image must already be in the
   daemon, else :class:`MissingBaseImage` names it.
@@ -36,6 +36,8 @@ from typing import Any
 from agbench.task import Task
 
 from .base import SandboxError
+from .build_network import BuildNetwork, build_network, docker_network_mode, offline_failure
+from .dockerd import shared_daemon
 from .images import (
     IMAGE_REPOSITORY,
     MOUNT_POINTS,
@@ -151,9 +153,12 @@ def _tail(log: Path) -> str:
     return " | ".join(lines[-LOG_TAIL_LINES:])[-600:]
 
 
-def _run_build(client: Any, context: Path, name: str, tag: str, log: Path, timeout_s: float) -> None:
+def _run_build(
+    client: Any, context: Path, name: str, tag: str, log: Path, timeout_s: float, network: BuildNetwork
+) -> None:
     """Stream the legacy builder's output into ``log``; raise on error or past the deadline."""
     outcome: dict[str, Any] = {}
+    network_mode = docker_network_mode(client, network)
 
     def stream() -> None:
         try:
@@ -164,7 +169,7 @@ def _run_build(client: Any, context: Path, name: str, tag: str, log: Path, timeo
                     tag=tag,
                     rm=True,
                     forcerm=True,
-                    network_mode="none",
+                    network_mode=network_mode,
                     decode=True,
                     labels={"agbench": "task-image", "agbench.name": name},
                 ):
@@ -186,15 +191,21 @@ def _run_build(client: Any, context: Path, name: str, tag: str, log: Path, timeo
             client.close()  # breaks the stream; the daemon drops the build with the connection
         raise TaskImageError(f"{name}: image build timed out after {timeout_s:g} s (log {log}): {_tail(log)}")
     if "error" in outcome:
+        offline = offline_failure(network, log.read_text(errors="replace") if log.is_file() else "")
+        if offline is not None:
+            raise TaskImageError(f"{name}: image build failed: {offline} (log {log})")
         raise TaskImageError(f"{name}: image build failed (log {log}): {_tail(log)}")
     with open(log, "a", encoding="utf-8") as out:
         out.write(f"agbench: built {tag} in {time.monotonic() - started:.1f} s\n")
 
 
-def ensure_context_image(client: Any, context: Path, name: str, tag: str, timeout_s: float) -> str:
+def ensure_context_image(
+    client: Any, context: Path, name: str, tag: str, timeout_s: float, network: BuildNetwork | None = None
+) -> str:
     """The image of the build context ``context`` (its ``Dockerfile``) under ``tag``: built now
     unless the daemon has it; ``name`` labels errors and the build. Used for task environments
-    and external harnesses alike."""
+    and external harnesses alike. ``network`` defaults to the process's (:func:`build_network`);
+    it is not part of the tag: the same context makes the same image, online or not."""
     import docker.errors
 
     dockerfile = context / "Dockerfile"
@@ -212,18 +223,18 @@ def ensure_context_image(client: Any, context: Path, name: str, tag: str, timeou
             client.images.get(tag)
             return tag
         _ensure_from_images(client, dockerfile)
-        _run_build(client, context, name, tag, log, timeout_s)
+        _run_build(client, context, name, tag, log, timeout_s, network or build_network())
         return tag
     finally:
         lock.close()
 
 
-def ensure_task_image(client: Any, task: Task) -> str:
+def ensure_task_image(client: Any, task: Task, network: BuildNetwork | None = None) -> str:
     """The task's image in the daemon (built now unless cached); its tag."""
     if task.dockerfile is None:
         raise TaskImageError(f"task {task.id} has no environment/Dockerfile")
     return ensure_context_image(
-        client, task.environment_dir, f"task {task.id}", task_image_tag(task), build_timeout_s(task)
+        client, task.environment_dir, f"task {task.id}", task_image_tag(task), build_timeout_s(task), network
     )
 
 
@@ -301,8 +312,6 @@ def ensure_task_rootfs(task: Task) -> Path:
         _ensure_mount_points(target)  # mount points added since it was exported
         _finish_exported(target)  # idempotent: an export made by an older agbench is brought up to date
         return target
-    from .docker import shared_daemon
-
     client = shared_daemon().client()
     try:
         return export_rootfs(client, ensure_task_image(client, task), target)

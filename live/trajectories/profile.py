@@ -47,10 +47,11 @@ from pathlib import Path
 from typing import Any
 
 from agbench.errors import AgbenchError
+from agbench.resources import shipped_dir
 from agbench.shipped import find_toml, shipped_names
 from agbench.task import CATEGORIES
 
-PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
+PROFILE_DIR = shipped_dir("trajectory-profiles")
 DEFAULT_PROFILE = "this-machine"
 
 

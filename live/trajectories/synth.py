@@ -40,7 +40,9 @@ from typing import Any
 from agbench.attempt import Endpoint
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.live.sandbox import Sandbox, SandboxError, create_sandbox
 from agbench.live.trajectories.profile import HybridProfile, Profile, TokenProfile, load_profile
+from agbench.live.verification import run_oracle
 from agbench.task import Task
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 
@@ -232,8 +234,6 @@ def synthesize_task(
 
 async def oracle_answer(task: Task, backend: str) -> tuple[str, bool]:
     """Run the task's oracle in a fresh sandbox: (its answer, whether it ran cleanly)."""
-    from agbench.live.sandbox import Sandbox, SandboxError, create_sandbox
-    from agbench.live.verification import run_oracle
 
     with tempfile.TemporaryDirectory(prefix=f"agbench-synth-{task.id}-") as tmp:
         sandbox: Sandbox = create_sandbox(backend, task, Path(tmp) / "attempt")

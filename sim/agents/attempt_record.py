@@ -22,7 +22,7 @@ from agbench.status import Status
 
 BYTES_PER_TOKEN = 4  # ~4 bytes per token of English text: messages' byte sizes from tokens
 # Plain strings for the rows, looked up once per label (enum attribute access is slow per row).
-_AGENT_AND_ENDPOINT = {label: (label.value, label.endpoint.value) for label in AgentLabel}
+_AGENT_AND_ENDPOINT = {label: (label, label.endpoint) for label in AgentLabel}
 _ERROR_CLASSES = frozenset(e.value for e in ErrorClass)
 
 
@@ -112,7 +112,7 @@ class AttemptRecord:
     ) -> Message:
         row = Message(
             **self._ids,
-            kind=kind.value,
+            kind=kind,
             sender=sender.value,
             receiver=receiver.value,
             t_start=t_start,

@@ -14,10 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import click
+
+from agbench.errors import AgbenchError
 from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.predictors.roofline import GB, Roofline
 from agbench.sim.profiles import Profile, ServerRates
-from agbench.sim.scenario import Scenario
+from agbench.sim.scenario import Scenario, load_scenario
 
 BATCHES = (1, 2, 4, 8, 16)
 UNSOURCED = "UNSOURCED"
@@ -279,16 +282,50 @@ def render(scenario: Scenario) -> str:
     return "\n".join(lines)
 
 
+@click.command(
+    help="Print a scenario's roofline assumptions (agbench sim --explain prints its scaling table)."
+)
+@click.argument("scenario")
+@click.argument("concurrency", type=click.IntRange(min=1), default=1)
+def cli(scenario: str, concurrency: int) -> None:
+    try:
+        sc = load_scenario(scenario)
+    except AgbenchError as exc:
+        raise click.ClickException(str(exc)) from None
+    p = sc.profile
+    click.echo(f"{sc.name}: {p.device.name} running {p.model.name}")
+    for line in Roofline(p.device, p.model, p.server).assumptions(concurrency):
+        click.echo(f"  {line}")
+    if p.server.rates is not None:
+        click.echo(
+            f"  (the scenario sets [server.rates] from {p.server.rates.source!r}: those are used, not the roofline)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agbench.sim.predictors.explain SCENARIO [C]``; returns the exit status."""
+    try:
+        cli.main(args=argv, prog_name="python -m agbench.sim.predictors.explain")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
 __all__ = [
     "BATCHES",
     "UNSOURCED",
     "ScalingRow",
     "Source",
     "all_sources",
+    "cli",
     "contexts",
     "inputs",
+    "main",
     "memory_line",
     "render",
     "scaling_rows",
     "terms_lines",
 ]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -30,8 +30,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import click
-
 from agbench.errors import AgbenchError
 from agbench.sim.profiles import DeviceProfile, ModelProfile, ServerProfile, ServerRates
 
@@ -155,38 +153,4 @@ class Roofline:
         return lines
 
 
-@click.command(
-    help="Print a scenario's roofline assumptions (agbench sim --explain prints its scaling table)."
-)
-@click.argument("scenario")
-@click.argument("concurrency", type=click.IntRange(min=1), default=1)
-def cli(scenario: str, concurrency: int) -> None:
-    from agbench.sim.scenario import load_scenario
-
-    try:
-        sc = load_scenario(scenario)
-    except AgbenchError as exc:
-        raise click.ClickException(str(exc)) from None
-    p = sc.profile
-    click.echo(f"{sc.name}: {p.device.name} running {p.model.name}")
-    for line in Roofline(p.device, p.model, p.server).assumptions(concurrency):
-        click.echo(f"  {line}")
-    if p.server.rates is not None:
-        click.echo(
-            f"  (the scenario sets [server.rates] from {p.server.rates.source!r}: those are used, not the roofline)"
-        )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agbench.sim.predictors.roofline SCENARIO [C]``; returns the exit status."""
-    try:
-        cli.main(args=argv, prog_name="python -m agbench.sim.predictors.roofline")
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    return 0
-
-
-__all__ = ["GB", "Roofline", "cli", "main"]
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+__all__ = ["GB", "Roofline"]

@@ -19,6 +19,7 @@ from agbench.errors import AgbenchError
 from agbench.records import ModelCall, TaskRun
 from agbench.sim.engine import SimResult, simulate
 from agbench.sim.predictors.roofline import Roofline
+from agbench.sim.privacy_guard import guarded
 from agbench.sim.profiles import Profile
 from agbench.sim.whatif.bottleneck import Bottleneck, explain
 from agbench.sim.whatif.spec import Point, kv_bits, weight_bits
@@ -117,7 +118,7 @@ def evaluate(point: Point, base: Profile, workload: Workload, seed: int) -> Poin
     else:
         out.memory_gb = 0.0
     result = simulate(profile, point.arch, point.concurrency, seed, workload, run_id="whatif")
-    out.objectives = objectives(result)
+    out.objectives = guarded(objectives(result), point.guard, result.records, point.concurrency)
     out.suite_wall_s = result.suite_wall_s
     out.tasks = sum(1 for r in result.records if isinstance(r, TaskRun))
     calls = [r for r in result.records if isinstance(r, ModelCall)]

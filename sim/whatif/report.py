@@ -110,17 +110,23 @@ def _scatter(result: WhatIfResult, x: str, y: str) -> str:
                     alpha=0.35,
                     label=arch,
                 )
-            fp = [result.results[i] for i in result.front if result.results[i].point.arch == arch]
-            if fp:
-                ax.scatter(
-                    [r.objectives[x] for r in fp],
-                    [r.objectives[y] for r in fp],
-                    s=30,
-                    c=colour,
-                    edgecolors="black",
-                    linewidths=0.8,
-                    marker="D",
-                )
+            for guard, marker in ((False, "D"), (True, "*")):  # the guard axis: stars are guarded
+                fp = [
+                    result.results[i]
+                    for i in result.front
+                    if result.results[i].point.arch == arch
+                    and (result.results[i].point.guard not in (None, "off")) == guard
+                ]
+                if fp:
+                    ax.scatter(
+                        [r.objectives[x] for r in fp],
+                        [r.objectives[y] for r in fp],
+                        s=50 if guard else 30,
+                        c=colour,
+                        edgecolors="black",
+                        linewidths=0.8,
+                        marker=marker,
+                    )
         ax.set_xlabel(f"{x} ({UNITS[x]}, {'higher' if OBJECTIVES[x] == 'max' else 'lower'} better)")
         ax.set_ylabel(f"{y} ({UNITS[y]})")
         ax.legend(fontsize=6, loc="best")

@@ -21,6 +21,7 @@ A spec names a search space of deployment settings and the objectives to trade o
     threads = [8]
     arch = ["LO", "CO", "HCL", "HLL"]
     concurrency = [1, 2, 4, 8]
+    guard = ["off", "presidio"]              # the privacy guard (sim/privacy_guard.py): off, declared, presidio
 
 A name without a path resolves to ``sim/whatif/specs/<name>.toml``; unknown keys, empty
 axes and bad values are one-line errors naming the file and key.
@@ -36,10 +37,11 @@ from typing import Any
 
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
+from agbench.resources import shipped_dir
 from agbench.shipped import find_toml, shipped_names
 from agbench.sim.profiles import load_toml
 
-SPEC_DIR = Path(__file__).resolve().parent / "specs"
+SPEC_DIR = shipped_dir("whatif-specs")
 
 #: Effective bits per weight of llama.cpp's quantisation types (block scales included).
 WEIGHT_BITS: dict[str, float] = {
@@ -82,6 +84,7 @@ AXES = (
     "threads",
     "arch",
     "concurrency",
+    "guard",
 )
 
 
@@ -99,6 +102,7 @@ class Point:
     slots: int | None = None
     kv: str | None = None
     threads: int | None = None
+    guard: str | None = None  # the privacy guard (sim/privacy_guard.py); None/"off": none
 
     @property
     def label(self) -> str:
@@ -111,6 +115,7 @@ class Point:
             ("slots", self.slots),
             ("", self.kv),
             ("threads", self.threads),
+            ("guard", self.guard),
         ):
             if value is not None:
                 parts.append(f"{name}={value}" if name else str(value))
@@ -197,6 +202,10 @@ def _axis(where: str, name: str, values: Any) -> list[Any]:
             return [Architecture(str(v).upper()).value for v in values]
         except ValueError as exc:
             raise AgbenchError(f"{where}: [space].arch: {exc}") from None
+    if name == "guard":
+        from agbench.sim.privacy_guard import guard_axis
+
+        return guard_axis(where, values)
     if name == "kv":
         bad = [v for v in values if v not in ("unified", "per-slot")]
         if bad:

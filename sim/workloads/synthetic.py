@@ -1,7 +1,7 @@
 """Synthetic workload: trajectories drawn from per-category, per-architecture distributions.
 
 The parameters are a plain dataclass tree with a TOML form (``SyntheticParams.load/save``), so
-calibration scripts can tune them (issue 8 fits them to the paper's concurrency-1 figures)
+calibration scripts can tune them (calibration/paper fits them to the paper's concurrency-1 figures)
 and scenarios can ship them. Defaults are shaped like the paper's 60-task suite with a 27B
 reasoning model: see ``sim/scenarios/workload-paper.toml`` for the values with reasoning.
 

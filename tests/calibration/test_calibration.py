@@ -1,4 +1,4 @@
-"""Issue 7: calibration fits a profile from live traces, validation compares sim with live.
+"""Calibration fits a profile from live traces, validation compares sim with live.
 
 All on the committed reference dataset (``calibration/reference/run``: real llama-server,
 replay agent, LO/CO/HCL/HLL x C = 1, 2, 4, 8): calibrate on C = 1, 2, validate on every
@@ -66,6 +66,7 @@ def test_calibrate_writes_a_profile_whose_fits_have_sample_counts(profile: Path)
     assert set(data["tools"]["wall_s_by_tool"]) <= set(data["fit"]["tools"]["per_tool"])
 
 
+@pytest.mark.slow
 def test_validate_compares_every_live_configuration(validation: dict[str, Any]) -> None:
     metrics = validation["metrics"]
     for name in ("suite_wall_s", "mean_completion_s_common", "context_limit", "ttft_p50_s", "kv_peak_cells"):
@@ -94,6 +95,7 @@ def test_too_few_samples_warns_and_keeps_the_prior(caplog: pytest.LogCaptureFixt
     assert any("kept the" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_a_simulated_run_is_refused_in_one_line(tmp_path: Path) -> None:
     sim_run = run_matrix(
         "this-machine-smollm2",

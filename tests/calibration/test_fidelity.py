@@ -48,6 +48,7 @@ def test_the_load_reference_is_fitted_low_and_judged_high(tmp_path: Path) -> Non
         assert verdict["met"] == (verdict["worst"] <= target.bound)
 
 
+@pytest.mark.slow
 def test_a_directory_that_is_not_a_run_is_a_one_line_error(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "fidelity.py"), str(tmp_path)],

@@ -1,4 +1,4 @@
-"""Issue 8: the paper scenarios reproduce the paper's C = 1 figures, and the report executes.
+"""The paper scenarios reproduce the paper's C = 1 figures, and the report executes.
 
 The reproduction test simulates the shipped scenarios (``sim/scenarios/paper-*.toml`` with the
 fitted ``shared/paper-workload.toml``) through the official metrics code path and applies the
@@ -31,6 +31,7 @@ def rows() -> list[check.CheckRow]:
     return result
 
 
+@pytest.mark.slow
 def test_c1_reproduction_meets_the_issue_bounds(rows: list[check.CheckRow]) -> None:
     missed = check.failed(rows)
     assert not missed, "\n" + check.table(rows)
@@ -53,6 +54,7 @@ def test_check_reports_a_miss_and_exits_nonzero(
     assert check.main([]) == 1
 
 
+@pytest.mark.slow
 def test_fit_fast_figures_agree_with_the_official_metrics(rows: list[check.CheckRow]) -> None:
     """The fit optimises figures computed straight from task runs; they must be the ones
     ``summarize`` reports, or the fit would tune the wrong thing."""

@@ -5,6 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from agbench.calibration.scoring import brier, outcome_agreement, row_passes, saturated, score_metric
+from agbench.results import ConfigurationSummary
+
+
+def _peak(fraction: float) -> ConfigurationSummary:
+    """A configuration with only its peak-KV fraction set (all saturated() reads)."""
+    return ConfigurationSummary.model_construct(kv_peak_fraction=fraction)
 
 
 def _row(live: float | None, sim: float | None, held_out: bool = True, **kw: Any) -> dict[str, Any]:
@@ -32,8 +38,8 @@ def test_a_row_missing_on_one_side_is_a_miss_and_the_worst_row() -> None:
 
 
 def test_rows_at_the_pool_cap_on_both_sides_are_flagged_and_not_passes() -> None:
-    assert saturated({"kv_peak_fraction": 1.0}, {"kv_peak_fraction": 0.99})
-    assert not saturated({"kv_peak_fraction": 1.0}, {"kv_peak_fraction": 0.7})
+    assert saturated(_peak(1.0), _peak(0.99))
+    assert not saturated(_peak(1.0), _peak(0.7))
     row = _row(4096.0, 4096.0, saturated=True)
     assert not row_passes("kv_peak_cells", "relative", row)
     assert score_metric("kv_peak_cells", "relative", [row])["saturated_rows"] == 1

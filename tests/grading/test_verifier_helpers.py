@@ -18,8 +18,8 @@ def test_relpath_drops_quotes_notes_and_the_folder(raw: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ("a.iso or b.iso", "hedged answer"),
-        ("probably a.iso", "hedged answer"),
+        ("a.iso or b.iso", "ambiguous_answer"),
+        ("probably a.iso", "ambiguous_answer"),
         ("a.iso, b.iso", "more than one candidate name"),
     ],
 )

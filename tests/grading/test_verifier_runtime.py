@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from agbench_grading import Fail, check_files, read_bytes, read_text, run_agent_code, sha256_file
+from agbench_grading import Fail, check_files, exhaustion, read_bytes, read_text, run_agent_code, sha256_file
 
 GRADING_DIR = Path(__file__).resolve().parents[2] / "tasks" / "_grading"
 
@@ -31,7 +31,8 @@ def run_verifier(
     work = tmp_path / "work"
     verifier.mkdir(exist_ok=True)
     work.mkdir(exist_ok=True)
-    shutil.copy(GRADING_DIR / "agbench_grading.py", verifier)
+    for module in GRADING_DIR.glob("*.py"):  # agbench_grading and its grading_* parts
+        shutil.copy(module, verifier)
     (verifier / "verify.py").write_text(textwrap.dedent(body))
     (verifier / "answer.txt").write_text(answer)
     proc = subprocess.run(
@@ -209,3 +210,27 @@ def test_agent_code_runs_when_tmpdir_is_private(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(tempfile, "tempdir", str(private))
     run = run_agent_code(["cat", "in.txt"])
     assert (run.exit_code, run.stdout_text) == (0, "seen"), run
+
+
+def test_agent_code_copies_only_what_a_check_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1 GiB sparse file beside the package costs nothing; inside it, the run fails cleanly."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("print('ran')\n")
+    with open(tmp_path / "huge.bin", "wb") as fh:
+        fh.truncate(1 << 30)
+    run = run_agent_code([SYSTEM_PYTHON, "pkg/m.py"], copy=["pkg"])
+    assert (run.exit_code, run.stdout_text.strip()) == (0, "ran"), run
+    with open(tmp_path / "pkg" / "huge.bin", "wb") as fh:
+        fh.truncate(1 << 30)
+    with pytest.raises(Fail, match=r"agent code not run: pkg/huge\.bin"):
+        run_agent_code([SYSTEM_PYTHON, "pkg/m.py"], copy=["pkg"])
+
+
+def test_agent_code_that_exhausts_memory_ends_with_a_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    run = run_agent_code([SYSTEM_PYTHON, "-c", "x = bytearray(3 << 30)"])
+    assert run.exit_code != 0
+    assert exhaustion(run) == "agent code exceeded its memory limit", run.stderr_text[-300:]

@@ -256,7 +256,9 @@ def test_energy_per_task_and_per_success_from_counters() -> None:
         cpu_energy_j=[0.0, 900.0, 0.0, 900.0],
     )
     meta = {"run_id": "r1", "source": "live"}
-    config = summarize({"task_runs": tasks, "resource_samples": samples}, meta)["configurations"][0]
+    config = summarize({"task_runs": tasks, "resource_samples": samples}, meta).to_json_dict()[
+        "configurations"
+    ][0]
     assert config["energy_wh"] == pytest.approx(1.5)  # 5400 J
     assert config["energy_wh_per_task"] == pytest.approx(0.75)
     assert config["energy_wh_per_success"] == pytest.approx(1.5)
@@ -282,7 +284,7 @@ def test_no_source_gives_empty_energy_with_the_reason_in_summary_and_report() ->
     )
     meta = RunMeta(run_id="r1", device="box", hardware={"box": inv}).to_dict()
     summary = summarize({"task_runs": tasks, "resource_samples": _samples(3)}, meta)
-    config = summary["configurations"][0]
+    config = summary.to_json_dict()["configurations"][0]
     assert config["energy_wh"] is None
     assert config["energy_wh_per_task"] is None
     assert config["energy_note"] == "no NVML: no driver; RAPL unreadable: needs root"
@@ -300,6 +302,7 @@ def test_old_resource_rows_without_energy_columns_still_read() -> None:
     assert sample.cpu_energy_j is None
 
 
+@pytest.mark.slow
 def test_simulated_energy_from_the_scenario_power_figures(tmp_path: Path) -> None:
     from agbench.metrics import summarize_run
     from agbench.sim.metrics_out import write_run
@@ -315,7 +318,7 @@ def test_simulated_energy_from_the_scenario_power_figures(tmp_path: Path) -> Non
     results = run_jobs(jobs, workers=1)
     expected = simulated_energy_wh([r for res in results for r in res.records], device)
     run_dir = write_run(tmp_path / "sim", sc, results, "replay", 0)
-    configs = summarize_run(run_dir)["configurations"]
+    configs = summarize_run(run_dir).to_json_dict()["configurations"]
     assert len(configs) == 2
     for c in configs:
         key = (c["device"], c["architecture"], c["concurrency"])
@@ -333,7 +336,7 @@ def test_simulated_energy_from_the_scenario_power_figures(tmp_path: Path) -> Non
 def test_a_scenario_without_power_figures_says_so() -> None:
     tasks = pd.DataFrame([_task(0, "success", 0, 10)])
     summary = summarize({"task_runs": tasks}, {"run_id": "s", "source": "sim", "profile": {"device": {}}})
-    assert summary["configurations"][0]["energy_note"].startswith("no power figures in the scenario")
+    assert summary.configurations[0].energy_note.startswith("no power figures in the scenario")
     with pytest.raises(Exception, match="idle_w"):
         check_power(DeviceProfile(idle_w=200.0, active_w=100.0))
 

@@ -2,20 +2,25 @@
 
 - a planted per-user site file, ``.pth`` file or exit-hook module in /work changes no verdict
   (the oracle's end state with them planted still succeeds);
-- no verifier raises (``failed_grader``) when its inputs are missing or hold non-UTF-8 bytes.
+- no verifier raises (``failed_grader``) when its inputs are missing or hold non-UTF-8 bytes;
+- on bubblewrap and on Docker, no verifier reaches ``failed_grader`` under the exhaustion cases
+  (a 1 GiB sparse file in /work and beside the agent's code, code that allocates or writes
+  hundreds of MB at import, archive bombs), and a correct attempt with a sparse file left in
+  /work still succeeds.
 
-One oracle run per task, then three gradings; slow (minutes for the 60 tasks).
+One oracle run per task, then a few gradings; slow (minutes for the 60 tasks per backend).
 """
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agbench.live.taskcases import Case, generic_cases, tree_digests
+from agbench.live.taskcases import Case, generic_cases, state_class_cases, tree_digests
 from agbench.live.taskcheck import grade_case, run_oracle_case
 from agbench.status import Status
 from agbench.task import Task, load_suite
@@ -64,4 +69,56 @@ async def _grade_all(task: Task, root: Path) -> list[str]:
 @pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
 def test_planted_hooks_change_nothing_and_bad_inputs_crash_nothing(task: Task, tmp_path: Path) -> None:
     problems = asyncio.run(_grade_all(task, tmp_path))
+    assert not problems, "\n".join(problems)
+
+
+async def _exhaust_all(task: Task, backend: str, root: Path) -> list[str]:
+    state = root / "oracle-state"
+    oracle, answer = await run_oracle_case(task, backend, root / "oracle", state)
+    assert answer is not None, oracle.detail
+    assert oracle.ok, oracle.detail
+    cases, _ = state_class_cases(task, state, tree_digests(task.environment_dir), tree_digests(state))
+    chosen = [c for c in cases if c.cls in ("sparse 1 GiB file", "import-time allocation", "archive bomb")]
+    problems = []
+    for i, case in enumerate(chosen):
+        verdict = await grade_case(task, backend, root / f"case{i}", case, state, answer)
+        if verdict.status == Status.FAILED_GRADER:
+            problems.append(f"{task.id}: {case.name} failed the grader: {verdict.reason}")
+        elif case.must_succeed and verdict.status != Status.SUCCESS:
+            problems.append(f"{task.id}: {case.name} lost a correct attempt: {verdict.reason}")
+        elif (
+            not case.must_succeed
+            and case.kind == "adversarial"
+            and verdict.status != Status.VERIFICATION_FAILED
+        ):
+            problems.append(f"{task.id}: {case.name} was not failed: {verdict.reason}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def docker_backend() -> Iterator[str]:
+    if shutil.which("dockerd") is None and shutil.which("docker") is None:
+        pytest.skip("Docker not installed")
+    from agbench.live.sandbox.docker import shared_daemon, stop_shared_daemon
+    from agbench.live.sandbox.images import ensure_docker_image
+
+    client = shared_daemon().client()
+    try:
+        ensure_docker_image(client)
+    finally:
+        client.close()
+    yield "docker"
+    stop_shared_daemon()
+
+
+@pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
+def test_exhaustion_never_fails_the_grader_bwrap(task: Task, tmp_path: Path) -> None:
+    problems = asyncio.run(_exhaust_all(task, "bwrap", tmp_path))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
+def test_exhaustion_never_fails_the_grader_docker(task: Task, docker_backend: str, tmp_path: Path) -> None:
+    problems = asyncio.run(_exhaust_all(task, docker_backend, tmp_path))
     assert not problems, "\n".join(problems)

@@ -494,6 +494,7 @@ CALLS = st.lists(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parser", RENDERABLE)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls=CALLS)

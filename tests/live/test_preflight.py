@@ -11,12 +11,11 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agbench.config import Architecture, ServerSettings
+from agbench.config import Architecture
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
 from agbench.live.runner import SweepOptions
 from agbench.live.runner.preflight import (
@@ -161,12 +160,6 @@ def test_cli_no_preflight_runs_into_the_failure(tmp_path: Path) -> None:
     from agbench.store import RunStore
 
     assert set(RunStore.open(out).table("task_runs").status) == {"infrastructure_error"}
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ManagedServer]:
-    with ManagedServer(ServerSettings(n_ctx=512, n_parallel=1, threads=1), alias="smollm2-135m") as s:
-        yield s
 
 
 @pytest.mark.server

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from agbench.attempt import Endpoint
 from agbench.cli import main
+from agbench.live.mock.provider import MockProvider, seeded_unit, tool_output_answer
 from agbench.live.providers import ChatClient
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
-from agbench.live.providers.mock_provider import MockProvider, seeded_unit, tool_output_answer
 from agbench.live.runner.options import SweepOptions
 from agbench.live.runner.price_table import load_price_table
 from agbench.live.runner.request_settings import shaped
@@ -31,6 +31,7 @@ def _bodies(run_dir: Path) -> list[dict[str, Any]]:
     return [r["request"]["body"] for r in rows]
 
 
+@pytest.mark.bwrap
 @needs_bwrap
 def test_mock_provider_runs_end_to_end_offline_with_flags_in_every_request(tmp_path: Path) -> None:
     out = tmp_path / "run"
@@ -193,6 +194,7 @@ def test_provider_options_that_cannot_work_are_one_line_errors() -> None:
         assert needle in result.output, result.output
 
 
+@pytest.mark.bwrap
 @needs_bwrap
 def test_repeat_counts_every_attempt_and_resume_adds_none(tmp_path: Path) -> None:
     out = tmp_path / "run"

@@ -28,6 +28,7 @@ from ray.cluster_utils import Cluster  # noqa: E402  (after the skip: Ray is a d
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.bwrap,
+    pytest.mark.xdist_group("ray"),  # one Ray cluster at a time on this machine
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
 ]
 

@@ -111,7 +111,8 @@ def short_tasks(suite: list[Task], n: int) -> list[Task]:
 # ---- the agent with a context of our own (real server, no runner) ---------------------------
 @pytest.fixture(scope="module")
 def server() -> Iterator[ManagedServer]:
-    with ManagedServer(ServerSettings(n_ctx=4096, n_parallel=1)) as s:
+    # one thread, like every other test server: two would contend with the other xdist worker
+    with ManagedServer(ServerSettings(n_ctx=4096, n_parallel=1, threads=1)) as s:
         yield s
 
 
@@ -354,6 +355,7 @@ def sweep(
         runs_root=tmp / "runs",
         quiet=True,
         write_reports=False,
+        local_threads=1,
         **kw,
     )
     run_dir: Path = run_sweep(options)

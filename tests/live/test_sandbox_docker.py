@@ -1,39 +1,28 @@
 """The Docker backend against a real daemon and the locally built image: break-out attempts
-must fail. A daemon is started for the session if none runs, and stopped afterwards."""
+must fail. A daemon is started for the session if none runs, and stopped afterwards (the
+``docker_daemon`` fixture of tests/conftest.py)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
 import sandbox_cases as cases
 
 from agbench.live.sandbox.dockerd import DockerDaemon
+from agbench.task import load_task
 
 pytestmark = [
     pytest.mark.docker,
+    pytest.mark.usefixtures("docker_daemon"),
     pytest.mark.skipif(
         shutil.which("dockerd") is None and shutil.which("docker") is None, reason="Docker not installed"
     ),
 ]
 BACKEND = "docker"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def docker_daemon() -> Iterator[DockerDaemon]:
-    from agbench.live.sandbox.docker import shared_daemon, stop_shared_daemon
-    from agbench.live.sandbox.images import ensure_docker_image
-
-    daemon = shared_daemon()
-    client = daemon.client()
-    try:
-        ensure_docker_image(client)  # built once per machine, cached
-    finally:
-        client.close()
-    yield daemon
-    stop_shared_daemon()
 
 
 def test_identity_and_read_only_system(tmp_path: Path) -> None:
@@ -138,3 +127,62 @@ def test_concurrent_sandboxes_isolated(tmp_path: Path) -> None:
 
 def test_output_flood_capped(tmp_path: Path) -> None:
     cases.check_output_flood_capped(BACKEND, tmp_path)
+
+
+def _no_debian_archive() -> str | None:
+    """Why a build cannot install from the Debian archive the base image uses; None when it can."""
+    from agbench.live.sandbox.images import debian_mirror
+
+    url = debian_mirror().rstrip("/") + "/dists/bookworm/InRelease"
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=10).close()
+    except OSError as exc:
+        return f"this host does not reach the Debian archive ({url}: {exc})"
+    return None
+
+
+def test_task_image_installs_from_the_debian_archive_and_runs_offline(
+    tmp_path: Path, docker_daemon: DockerDaemon
+) -> None:
+    """A Harbor-style Dockerfile that apt-installs its tool builds with the host Docker's network
+    (here a daemon without a bridge), and the sandbox running the image still has no network."""
+    reason = _no_debian_archive()
+    if reason is not None:
+        pytest.skip(reason)
+    from agbench.live.sandbox.task_image import build_log_path, ensure_task_image, task_image_tag
+
+    task = cases.write_tiny_task(tmp_path / "task")
+    env = task.environment_dir
+    (env / "Dockerfile").write_text(
+        "FROM agbench/base\n"
+        "RUN apt-get update && apt-get install -y --no-install-recommends pv && rm -rf /var/lib/apt/lists/*\n"
+    )
+    (env / "build-token.txt").write_text(uuid.uuid4().hex)  # a fresh context: this run builds it
+    task = load_task(task.path)
+    probe = (
+        "import socket\n"
+        "try:\n    socket.create_connection(('deb.debian.org', 80), timeout=3).close(); print('REACHED')\n"
+        "except OSError as exc:\n    print('blocked', type(exc).__name__)\n"
+    )
+
+    async def go() -> None:
+        sb = await cases.started(BACKEND, task, tmp_path / "attempt")
+        try:
+            pv = await sb.exec(["pv", "--version"], timeout_s=30)
+            assert pv.exit_code == 0, pv
+            assert "pv" in pv.stdout_text, pv
+            net = await sb.exec(["python3", "-c", probe], timeout_s=30)
+            assert net.stdout_text.startswith("blocked"), net.stdout_text
+        finally:
+            await sb.destroy()
+
+    client = docker_daemon.client(timeout=900)
+    try:
+        cases.run(go())
+        log = build_log_path(task_image_tag(task))
+        built = log.stat().st_mtime_ns
+        assert ensure_task_image(client, task) == task_image_tag(task)
+        assert log.stat().st_mtime_ns == built  # cached by content: the second call built nothing
+    finally:
+        client.images.remove(task_image_tag(task), force=True)
+        client.close()

@@ -148,6 +148,6 @@ def test_declared_and_generic_cases_are_graded_and_counted(tmp_path: Path) -> No
     assert not by_id[malformed.id].ok
     line = summary_line(checks)
     assert f"adversarial {len(g.of('adversarial')) + len(w.of('adversarial')) - 1}/" in line
-    assert "paraphrase 1/2" in line
+    assert "paraphrase 3/4" in line  # + the generic sparse-file case of each of the two
     assert "oracle 2/3" in line
     assert exit_code(checks) == 1

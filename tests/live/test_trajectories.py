@@ -169,6 +169,7 @@ def test_paper_profile_is_long_context(suite: list[Task]) -> None:
     assert all(t.output_tokens >= 400 for t in lo.turns)
 
 
+@pytest.mark.bwrap
 @needs_bwrap
 def test_synthesis_runs_each_oracle_in_a_sandbox(suite: list[Task], tmp_path: Path) -> None:
     good = suite[0]

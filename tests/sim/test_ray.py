@@ -20,7 +20,8 @@ from agbench.sim.whatif import search
 from agbench.sim.whatif.search import result_fingerprint as whatif_fingerprint
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.slow
+#: One Ray cluster at a time on this machine: every Ray test on one xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 SPEC = """
 [whatif]

@@ -1,4 +1,4 @@
-"""Properties of the simulated server and agents (issue 6, item 7), checked with hypothesis."""
+"""Properties of the simulated server and agents, checked with hypothesis."""
 
 from __future__ import annotations
 

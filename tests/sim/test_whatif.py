@@ -151,6 +151,7 @@ def test_bottleneck_blames_the_kv_pool_when_tasks_hit_context_errors() -> None:
     assert decode.shares["decode"] == pytest.approx(8 / (0.5 + 0.5 + 8 + 3))
 
 
+@pytest.mark.slow
 def test_search_writes_the_pareto_report_and_processes_agree(tmp_path: Path) -> None:
     spec = write_spec(tmp_path)
     here = search(spec, workers=1)

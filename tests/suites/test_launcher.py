@@ -100,6 +100,7 @@ def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path
 
 
 @pytest.mark.server
+@pytest.mark.docker
 @needs_docker
 def test_harness_suite_is_one_row_of_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`agbench run --suite mini-harness`: the launcher runs as the suite's attempt, its calls are
@@ -113,6 +114,7 @@ def test_harness_suite_is_one_row_of_a_run(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("AGBENCH_ASSETS", str(tmp_path / "assets"))
     monkeypatch.chdir(tmp_path)
     args = ["run", "--arch", "LO", "--concurrency", "1", "--suite", "mini-harness", "--max-tokens", "8"]
+    args += ["--local-threads", "1"]
     result = CliRunner().invoke(
         main, [*args, "--external-timeout", "300", "--quiet", "--out", str(tmp_path / "run")]
     )

@@ -4,7 +4,7 @@ per-task images on both backends, and strict-status rows in a run's report.
 The Harbor dataset under ``harbor_dataset/`` is written for these tests in Terminal-Bench 2's
 format: each task has its own ``environment/Dockerfile`` built ``FROM`` the local base image
 (one installs a Debian package from a .deb and a PyPI package from a wheel, both in the build
-context: builds have no network), ``tests/test.sh`` writing ``/logs/verifier/reward.txt`` and
+context, so it builds offline too), ``tests/test.sh`` writing ``/logs/verifier/reward.txt`` and
 ``solution/solve.sh``.
 """
 
@@ -15,6 +15,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -25,6 +26,9 @@ from agbench.suites.assets import check_assets, is_lfs_pointer
 from agbench.suites.manifest import validate_manifest
 from agbench.suites.registry import FULL_ACTIVE, discover_suites, plan_suites, select_suites
 from agbench.task import load_task
+
+if TYPE_CHECKING:
+    from agbench.live.serving import ManagedServer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -257,7 +261,8 @@ def harbor_like(tmp_path: Path, dockerfile: str) -> Path:
 @pytest.mark.parametrize(
     ("dockerfile", "expected"),
     [
-        ("FROM agbench/base\nRUN apt-get update && apt-get install -y cowsay\n", "image build failed"),
+        # Offline (--build-network none), a Dockerfile that fetches says it needs the network.
+        ("FROM agbench/base\nRUN apt-get update && apt-get install -y cowsay\n", "needs the network"),
         (
             "FROM registry.invalid/agbench-test/absent:1\n",
             "'registry.invalid/agbench-test/absent:1' is not present",
@@ -265,17 +270,19 @@ def harbor_like(tmp_path: Path, dockerfile: str) -> Path:
     ],
 )
 def test_a_task_image_that_cannot_build_is_failed_setup(
-    tmp_path: Path, dockerfile: str, expected: str
+    tmp_path: Path, dockerfile: str, expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from agbench.live.sandbox import create_sandbox
+    from agbench.live.sandbox.build_network import BUILD_NETWORK_ENV
     from agbench.live.sandbox.task_image import TaskImageError, build_log_path, task_image_tag
 
+    monkeypatch.setenv(BUILD_NETWORK_ENV, "none")
     task = load_task(harbor_like(tmp_path, dockerfile))
     sandbox = create_sandbox("docker", task, tmp_path / "attempt")
     with pytest.raises(TaskImageError) as err:
         asyncio.run(sandbox.start())
     assert expected in str(err.value)
-    if "build failed" in expected:
+    if "network" in expected:
         assert "apt-get" in build_log_path(task_image_tag(task)).read_text()
         assert "(log " in str(err.value)
 
@@ -331,15 +338,13 @@ def test_broken_suites_show_strict_status_in_report_while_others_run(
 
 
 @pytest.mark.server
-def test_official_openai_client_through_the_proxy(tmp_path: Path) -> None:
+def test_official_openai_client_through_the_proxy(server: ManagedServer) -> None:
     """The official client (streaming and not, with tools) against llama-server via the proxy."""
     openai = pytest.importorskip(
         "openai", reason="the openai package is not installed in .venv (agbench does not depend on it)"
     )
     from agbench.attempt import AttemptKey
-    from agbench.config import ServerSettings
     from agbench.live.proxy import CallRecord, RecordingProxy, Upstream
-    from agbench.live.serving import ManagedServer
 
     tools = [
         {
@@ -370,8 +375,7 @@ def test_official_openai_client_through_the_proxy(tmp_path: Path) -> None:
             assert chunks
             await client.close()
 
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=1, threads=1)) as server:
-        asyncio.run(go(server.url))
+    asyncio.run(go(server.url))
     assert len(records) == 2
     assert all(r.result.ok for r in records)
 

@@ -9,14 +9,23 @@ the template must be left as they were.
 """
 
 import hashlib
-import io
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, expect, fields, main, pristine_path, read_bytes
+from agbench_grading import (
+    Fail,
+    Number,
+    answer,
+    check_files,
+    expect,
+    fields,
+    main,
+    pristine_path,
+    zip_members,
+)
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 TEMPLATE = "reminder_template.docx"
@@ -38,11 +47,8 @@ def paragraphs(xml: bytes) -> list[tuple[str, str | None]]:
 
 def check_letter(unit: str, template: zipfile.ZipFile) -> None:
     rel = f"letters/{unit}.docx"
-    try:
-        letter = zipfile.ZipFile(io.BytesIO(read_bytes(rel)))
-        parts = {name: letter.read(name) for name in letter.namelist()}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError) as exc:
-        raise Fail(f"{rel} is not a valid .docx ({type(exc).__name__})") from None
+    # Member count and inflated size are checked before any member is read (a zip bomb fails).
+    parts = zip_members(rel, max_members=50, max_total=4_000_000, max_member=2_000_000)
     if sorted(parts) != sorted(template.namelist()):
         raise Fail(f"{rel} has parts {sorted(parts)[:12]}, not the template's")
     for name in template.namelist():

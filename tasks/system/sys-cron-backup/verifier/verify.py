@@ -3,7 +3,9 @@
 Every line of the crontab but the backup entry must be exactly as it was (held below); the
 backup entry must run the script that exists (``/home/anna/scripts/backup.sh``, directly or via
 bash, as an absolute or home-relative path) every day at 02:30; the scripts themselves must be
-left alone. The answer is a free-text explanation that must name the wrong path.
+left alone, and the command must be the script alone (output redirection allowed, no second
+command). The answer names what was wrong, one ``problem=<cause>`` line per cause out of an
+enumerated set: exactly ``script_path`` and ``schedule``.
 """
 
 import hashlib
@@ -12,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, answer, check_files, main, pristine_path, read_text
+from agbench_grading import Fail, answer, check_files, enumerated, main, pristine_path, read_text
 
 ORIGINAL: list[str | None] = [
     "# m h  dom mon dow   command",
@@ -40,9 +42,17 @@ EVERY_DAY = {
     "mon": {"*", "*/1", "1-12"},
     "dow": {"*", "*/1", "0-6", "0-7", "1-7"},
 }
-PATH_WORDS = re.compile(
-    r"bin/backup|scripts/backup|path|exist|location|moved|wrong (?:file|script)|no such file", re.IGNORECASE
-)
+# After the script, the command may only redirect its output ('>> log 2>&1', '>/dev/null'):
+# no second command (';', '&&', '|', a subshell), so a destructive or stale extra is caught.
+REDIRECT = re.compile(r"(?:[12]?>>?|&>>?)\s*(?:&[12]|[\w./~${}-]+)|[12]>&[12]")
+PROBLEMS = {
+    "script_path": "the entry calls a script that does not exist",
+    "schedule": "the entry runs at the wrong time",
+    "permissions": "the script is not executable",
+    "shell": "the crontab's SHELL or PATH is wrong",
+    "syntax": "the line is not valid crontab syntax",
+}
+CAUSES = {"script_path", "schedule"}
 
 
 def check() -> str:
@@ -63,15 +73,18 @@ def check() -> str:
         raise Fail(f"backup runs at minute {minute!r} hour {hour!r}, expected 02:30")
     if dom not in EVERY_DAY["dom"] or mon not in EVERY_DAY["mon"] or dow not in EVERY_DAY["dow"]:
         raise Fail(f"backup schedule is {' '.join(parts[:5])}, expected every day")
-    words = command.split()
+    words = command.split(None, 1)
     if words and words[0] in RUNNERS:
-        words = words[1:]
+        words = words[1].split(None, 1) if len(words) > 1 else []
     if not words or words[0] not in SCRIPT_PATHS:
         raise Fail(f"backup command is {command[:60]!r}, expected /home/anna/scripts/backup.sh")
-    text = answer().strip()
-    if not text or not PATH_WORDS.search(text):
-        raise Fail("answer does not explain that the entry pointed to a script path that does not exist")
-    return "backup runs /home/anna/scripts/backup.sh every day at 02:30"
+    rest = REDIRECT.sub("", words[1] if len(words) > 1 else "").strip()
+    if rest:
+        raise Fail(f"backup command runs more than the backup script: {rest[:60]!r}")
+    named = enumerated(answer(), "problem", PROBLEMS)
+    if named != CAUSES:
+        raise Fail(f"answer names the problems {sorted(named)}, expected {sorted(CAUSES)}")
+    return "backup runs /home/anna/scripts/backup.sh every day at 02:30; problems named"
 
 
 main(check)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, answer, check_files, main, pristine_path, read_text
+from agbench_grading import Fail, answer, check_files, enumerated, main, pristine_path, read_text
 
 UNIT = "rootfs/etc/systemd/system/photo-sync.service"
 KEEP_FILES = [
@@ -35,12 +35,13 @@ ALLOWED = {
     "Install": {"WantedBy"},
 }
 PROBLEMS = {
-    "the ExecStart path": re.compile(r"execstart|absolute|/usr/local/bin|executable", re.IGNORECASE),
-    "the environment file": re.compile(r"environment|photo-sync\.env|/etc/photo-sync/env", re.IGNORECASE),
-    "network-online ordering": re.compile(
-        r"network[- ]online|network (?:was|is) not (?:yet )?up|network", re.IGNORECASE
-    ),
+    "exec_path": "ExecStart does not name the program by an absolute path",
+    "environment_file": "EnvironmentFile names a file that does not exist",
+    "network_order": "the service starts before the network is up",
+    "user": "the service's User does not exist",
+    "restart": "the restart policy is wrong",
 }
+CAUSES = {"exec_path", "environment_file", "network_order"}
 
 
 def parse_unit(text: str) -> dict[str, list[tuple[str, str]]]:
@@ -89,10 +90,9 @@ def check() -> str:
         extra = {k for k, _ in pairs} - ALLOWED.get(sec, set())
         if extra:
             raise Fail(f"unexpected settings {sorted(extra)} in [{sec}]")
-    text = answer()
-    missing = [name for name, pattern in PROBLEMS.items() if not pattern.search(text)]
-    if missing:
-        raise Fail(f"answer does not name {', '.join(missing)}")
+    named = enumerated(answer(), "problem", PROBLEMS)
+    if named != CAUSES:
+        raise Fail(f"answer names the problems {sorted(named)}, expected {sorted(CAUSES)}")
     return "unit fixed: absolute ExecStart, existing EnvironmentFile, after network-online.target"
 
 

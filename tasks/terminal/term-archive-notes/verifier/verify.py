@@ -6,13 +6,11 @@ Originals are read from the pristine copy of the inputs, never from /work.
 """
 
 import hashlib
-import io
 import sys
-import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, read_bytes
+from agbench_grading import Fail, Number, answer, check_files, fields, main, pristine_path, tar_members
 
 NOTES = [
     "notes/journal/.2024-04-02.md.swp",
@@ -25,39 +23,31 @@ NOTES = [
 ]
 ARCHIVED = sorted(n for n in NOTES if not n.endswith((".tmp", ".swp")))
 MAX_MEMBER = 1_000_000
+ARCHIVE = "notes_backup.tar.gz"
 
 
-def archive_members(data: bytes) -> dict[str, bytes]:
-    """Regular files of the archive by normalised name; Fail on anything else outside notes/."""
+def archive_members() -> dict[str, bytes]:
+    """Regular files of the archive by normalised name; Fail on anything else outside notes/.
+    The archive is read as a stream whose inflated size and member count are capped first."""
     members: dict[str, bytes] = {}
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tf:
-            for m in tf.getmembers():
-                name = m.name.removeprefix("./").rstrip("/")
-                if m.isdir():
-                    if name != "notes" and not name.startswith("notes/"):
-                        raise Fail(f"archive member {name!r} is outside notes/")
-                    continue
-                if not m.isfile():
-                    raise Fail(f"archive member {name!r} is not a regular file")
-                if name in members:
-                    raise Fail(f"archive holds {name!r} twice")
-                if m.size > MAX_MEMBER:
-                    raise Fail(f"archive member {name!r} is too large")
-                fh = tf.extractfile(m)
-                members[name] = fh.read() if fh is not None else b""
-    except (OSError, EOFError, tarfile.TarError) as exc:
-        raise Fail(f"notes_backup.tar.gz unreadable: {type(exc).__name__}") from None
+    for m, body in tar_members(ARCHIVE, max_members=200, max_member=MAX_MEMBER, max_total=8_000_000):
+        name = m.name.removeprefix("./").rstrip("/")
+        if m.isdir():
+            if name != "notes" and not name.startswith("notes/"):
+                raise Fail(f"archive member {name!r} is outside notes/")
+            continue
+        if not m.isfile() or body is None:
+            raise Fail(f"archive member {name!r} is not a regular file")
+        if name in members:
+            raise Fail(f"archive holds {name!r} twice")
+        members[name] = body
     return members
 
 
 def check() -> str:
     originals = {rel: pristine_path(rel).read_bytes() for rel in NOTES}
     check_files(unchanged={rel: hashlib.sha256(b).hexdigest() for rel, b in originals.items()})
-    data = read_bytes("notes_backup.tar.gz")
-    if data[:2] != b"\x1f\x8b":
-        raise Fail("notes_backup.tar.gz is not gzip-compressed")
-    members = archive_members(data)
+    members = archive_members()
     if sorted(members) != ARCHIVED:
         raise Fail(f"archive holds {sorted(members)[:8]}, expected {ARCHIVED}")
     for name in ARCHIVED:

@@ -80,6 +80,7 @@ def check() -> str:
         timed_out="hidden parser checks timed out",
         incomplete="the parser did not run to the end of the hidden checks",
         stdin=json.dumps([text for text, _ in CASES]).encode(),
+        copy=["dotcfg"],
     )
     if len(got) != len(CASES):
         raise Fail("hidden parser checks returned the wrong number of results")

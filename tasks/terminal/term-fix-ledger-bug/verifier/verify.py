@@ -95,6 +95,7 @@ def check() -> str:
         incomplete="the ledger package did not run to the end of the hidden checks",
         stdin=json.dumps({"totals": TOTALS_CASES}).encode(),
         files={"_grade/hidden.csv": HIDDEN_CSV.encode()},
+        copy=["budget"],
     )
     totals = result.get("totals")
     if not isinstance(totals, list) or len(totals) != len(TOTALS_WANT):

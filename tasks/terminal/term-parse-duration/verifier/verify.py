@@ -73,6 +73,7 @@ def check() -> str:
         timed_out="hidden parse_duration checks timed out",
         incomplete="parse_duration did not run to the end of the hidden checks",
         stdin=json.dumps(inputs).encode(),
+        copy=["timetrack"],
     )
     if len(got) != len(inputs):
         raise Fail("hidden parse_duration checks returned the wrong number of results")

@@ -2,11 +2,12 @@
 
 Every .py file of photokit/ is read as text here (never imported): ``get_exif_date`` may remain
 only as the one alias line in exif.py. The package itself runs only through ``run_agent_code``:
-the updated tests must pass and a driver checks, in a separate process, that the renamed
+the updated tests must be the original tests renamed (same syntax tree) and pass, and a driver checks, in a separate process, that the renamed
 function, the alias and its callers work on a hidden photo the agent never saw. The answer is
 ``files_changed=5`` (exif.py, __init__.py, organize.py, report.py and the tests).
 """
 
+import ast
 import re
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ from agbench_grading import (
     answer,
     check_files,
     fields,
+    folder_files,
     main,
+    pristine_path,
     read_text,
     run_driver,
     run_unittests,
@@ -32,6 +35,7 @@ FILES = [
     "photokit/tests/test_photokit.py",
 ]
 ALIAS = "get_exif_date = read_capture_date"
+TESTS = "photokit/tests/test_photokit.py"
 MARK = "@@PHOTOKIT-GRADE@@"
 DRIVER = f'''
 import json, sys
@@ -76,8 +80,20 @@ def check() -> str:
         raise Fail(f"get_exif_date should remain only as the alias line in exif.py; found {hits[:3]}")
     if not re.search(r"^def read_capture_date\(", sources["photokit/photokit/exif.py"], re.MULTILINE):
         raise Fail("read_capture_date is not defined in exif.py")
-    if "read_capture_date" not in sources["photokit/tests/test_photokit.py"]:
+    if "read_capture_date" not in sources[TESTS]:
         raise Fail("the tests were not updated")
+    # The tests must be the original tests, renamed: the same syntax tree as the pristine file
+    # with the name replaced (layout and comments may differ), not tests written to pass.
+    renamed = pristine_path(TESTS).read_text(encoding="utf-8").replace("get_exif_date", "read_capture_date")
+    try:
+        same = ast.dump(ast.parse(sources[TESTS])) == ast.dump(ast.parse(renamed))
+    except SyntaxError:
+        same = False
+    if not same:
+        raise Fail("photokit/tests/test_photokit.py is not the original tests with the function renamed")
+    extra = [rel for rel in folder_files("photokit/tests") if rel.endswith(".py") and rel != TESTS]
+    if extra:
+        raise Fail(f"photokit/tests holds test files the project did not have: {extra[:3]}")
     run_unittests("photokit", label="the tests", min_tests=TESTS_AT_LEAST)
     got = run_driver(
         DRIVER,
@@ -85,6 +101,7 @@ def check() -> str:
         dict,
         timed_out="hidden photokit checks timed out",
         incomplete="photokit did not run to the end of the hidden checks",
+        copy=["photokit"],
     )
     for key, want in WANT.items():
         if got.get(key) != want:

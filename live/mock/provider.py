@@ -32,7 +32,10 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from agbench.live.judge.client import REQUEST_MARK
+from agbench.live.judge.mock import mock_exposure, mock_verdict
 from agbench.live.proxy.agent_http import AgentConnection, BadRequest, read_request, send_error, send_json
+from agbench.live.trajectories.synth import load_plan
 from agbench.task import Task
 
 MOCK_PROVIDER_MODEL = "mock:oracle"
@@ -100,9 +103,6 @@ class MockProvider:
 
     def reply(self, body: dict[str, Any]) -> dict[str, Any]:
         """The assistant message for one request: ``{"content": ..., "tool_calls": [...]}``."""
-        from agbench.live.judge.client import REQUEST_MARK
-        from agbench.live.judge.mock import mock_exposure, mock_verdict
-        from agbench.live.trajectories.synth import load_plan
 
         messages = list(body.get("messages") or [])
         for message in messages:

@@ -1,0 +1,146 @@
+"""Restoring a streamed (SSE) answer token-safely: a placeholder split across chunks.
+
+A cloud model streams its answer a token at a time, and a placeholder is several tokens
+(``<``, ``EMAIL``, ``_``, ``3``, ``>``), so ``<EMA`` may end one event and ``IL_3>`` start
+the next, and an SSE line may itself be cut across network reads. :class:`StreamRestorer`
+sits between the upstream's bytes and the agent's socket:
+
+- bytes are split into lines (a partial line waits for its newline);
+- each ``data:`` event's text fields (``delta.content``, ``delta.reasoning_content`` and each
+  tool call's ``function.arguments``, per choice) are restored with the text held back from
+  the previous event prepended; a tail that may still become an issued placeholder (``<``
+  followed by what could begin one) is held back until it completes or cannot;
+- held text is released into the event that ends its choice (``finish_reason``), or in an
+  event of its own before ``[DONE]`` / at the end of the stream, so nothing is lost;
+- arguments are restored JSON-escaped (they are the inside of a JSON string as they stream);
+- any other line (comments, ``event:``, blank separators, bad JSON) passes through unchanged,
+  so the proxy's SSE parser and the agent judge a broken stream the same way.
+
+Text is held back only until its placeholder completes (or cannot); a line with no ``<`` in
+it while nothing is held passes through byte for byte, so an answer that names no placeholder
+reaches the agent exactly as the upstream sent it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agbench.live.privacy.placeholders import MAX_PLACEHOLDER_LEN, PlaceholderMap
+
+_PARTIAL = re.compile(r"<[A-Z0-9_]*\Z")
+FieldKey = tuple[int, str, int]  # (choice index, field, tool-call index or -1)
+
+
+class StreamRestorer:
+    """Rewrites an SSE byte stream, placeholders -> originals, for one answer."""
+
+    def __init__(self, placeholders: PlaceholderMap) -> None:
+        self.placeholders = placeholders
+        self._line = b""
+        self._held: dict[FieldKey, str] = {}
+        self._template: dict[str, Any] = {}  # id/object/model/created of the last event
+
+    # -- bytes ----------------------------------------------------------------------------
+    def feed(self, piece: bytes) -> bytes:
+        """The restored bytes that can be sent now (possibly empty)."""
+        data = self._line + piece
+        if b"\n" not in data:
+            self._line = data
+            return b""
+        *lines, self._line = data.split(b"\n")
+        return b"".join(self._line_out(line) + b"\n" for line in lines)
+
+    def close(self) -> bytes:
+        """What is left when the upstream's body ended: a last unterminated line, held text."""
+        line, self._line = self._line, b""
+        out = self._line_out(line) if line else b""
+        return out + self._flush_event()
+
+    # -- events ---------------------------------------------------------------------------
+    def _line_out(self, line: bytes) -> bytes:
+        if not self._held and b"<" not in line and b"\\u003c" not in line.lower():
+            return line  # no placeholder can start here and none is pending: bytes unchanged
+        text = line.strip()
+        if not text.startswith(b"data:"):
+            return line
+        data = text[5:].strip()
+        if data == b"[DONE]":
+            return self._flush_event() + line
+        try:
+            event = json.loads(data)
+        except ValueError:
+            return line
+        if not isinstance(event, dict) or not isinstance(event.get("choices"), list):
+            return line
+        for key in ("id", "object", "model", "created"):
+            if key in event:
+                self._template[key] = event[key]
+        for choice in event["choices"]:
+            if isinstance(choice, dict):
+                self._choice(choice)
+        return b"data: " + json.dumps(event, ensure_ascii=False).encode()
+
+    def _choice(self, choice: dict[str, Any]) -> None:
+        index = choice.get("index", 0) if isinstance(choice.get("index"), int) else 0
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            return
+        ending = bool(choice.get("finish_reason"))
+        for name in ("content", "reasoning_content"):
+            if isinstance(delta.get(name), str) or (ending and self._held.get((index, name, -1))):
+                delta[name] = self._text((index, name, -1), delta.get(name) or "", ending)
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            for position, call in enumerate(calls):
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+                    tool = call.get("index", position) if isinstance(call.get("index"), int) else position
+                    function["arguments"] = self._text(
+                        (index, "arguments", tool), function["arguments"], ending
+                    )
+        if ending:  # held arguments of this choice's tool calls: into a call of their own
+            for key in [k for k in self._held if k[0] == index and k[1] == "arguments" and self._held[k]]:
+                held = self._held.pop(key)
+                calls = delta.setdefault("tool_calls", [])
+                calls.append({"index": key[2], "function": {"arguments": self._restore(key, held)}})
+
+    def _text(self, key: FieldKey, text: str, ending: bool) -> str:
+        buffer = self._held.pop(key, "") + text
+        if not ending:
+            start = buffer.rfind("<")
+            tail = buffer[start:] if start >= 0 else ""
+            if (
+                tail
+                and len(tail) <= MAX_PLACEHOLDER_LEN
+                and _PARTIAL.match(tail)
+                and self.placeholders.could_complete(tail)
+            ):
+                self._held[key] = tail
+                buffer = buffer[:start]
+        return self._restore(key, buffer)
+
+    def _restore(self, key: FieldKey, text: str) -> str:
+        return self.placeholders.restore(text, json_escaped=key[1] == "arguments")
+
+    def _flush_event(self) -> bytes:
+        """Held text of choices that never finished, as one event (empty when none)."""
+        held = {k: v for k, v in self._held.items() if v}
+        self._held.clear()
+        if not held:
+            return b""
+        choices: dict[int, dict[str, Any]] = {}
+        for (index, name, tool), text in sorted(held.items()):
+            delta = choices.setdefault(index, {"index": index, "delta": {}, "finish_reason": None})["delta"]
+            if name == "arguments":
+                delta.setdefault("tool_calls", []).append(
+                    {"index": tool, "function": {"arguments": self._restore((index, name, tool), text)}}
+                )
+            else:
+                delta[name] = self._restore((index, name, tool), text)
+        event = {**self._template, "choices": list(choices.values())}
+        return b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n"
+
+
+__all__ = ["StreamRestorer"]

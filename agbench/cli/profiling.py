@@ -30,8 +30,9 @@ from agbench.cli.app import main, one_line_errors
 def profile_server(**kw: Any) -> None:
     """Measure the server alone: decode by batch and context, prefill by length, context and
     cells other sequences hold, prompt-cache restore, and the slowdown with a core busy."""
+    from agbench.calibration.server_profile import write_server_profile
     from agbench.config import ServerSettings
-    from agbench.live.load.profile import ProfileOptions, run_profile
+    from agbench.live.load.profile import PROFILE_FILE, ProfileOptions, run_profile
 
     server = ServerSettings(
         model=kw["model"],
@@ -51,4 +52,5 @@ def profile_server(**kw: Any) -> None:
         repeats=kw["repeats"],
         quiet=kw["quiet"],
     )
-    click.echo(f"server profile: {run_profile(options)}")
+    calls, meta = run_profile(options)
+    click.echo(f"server profile: {write_server_profile(calls, meta, options.out / PROFILE_FILE)}")

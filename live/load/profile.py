@@ -257,10 +257,10 @@ async def _profile(options: ProfileOptions, url: str, alias: str) -> list[Measur
         await counters.aclose()
 
 
-def run_profile(options: ProfileOptions) -> Path:
-    """Measure the server, write ``profile_calls.jsonl`` and the fitted ``server_profile.toml``."""
-    from agbench.calibration.server_profile import write_server_profile
-
+def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Measure the server and write ``profile_calls.jsonl``; returns the calls and how they were
+    measured, for the fit (calibration/server_profile.py, which live never imports: the CLI
+    joins the two)."""
     options.out.mkdir(parents=True, exist_ok=True)
     managed: ManagedServer | None = None
     url, alias = options.local_url, options.model
@@ -284,7 +284,7 @@ def run_profile(options: ProfileOptions) -> Path:
         "wall_s": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    return write_server_profile([asdict(c) for c in calls], meta, options.out / PROFILE_FILE)
+    return [asdict(c) for c in calls], meta
 
 
 def finite(x: float | None) -> bool:

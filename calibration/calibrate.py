@@ -18,7 +18,8 @@ import tomli_w
 from agbench.attempt import Endpoint
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
-from agbench.calibration.server_fit import fit_server
+from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
+from agbench.calibration.server_profile import MEASURED_RATES, load_server_profile, measured_ranges
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
 from agbench.errors import AgbenchError
@@ -68,7 +69,8 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     calls["unified"] = calls["concurrency"].map(unified).fillna(False).astype(bool) & (
         calls["endpoint"] == Endpoint.LOCAL
     )
-    rates, server_fits = fit_server(calls, meta.is_standin)
+    n_batch = (first.batch_size if first is not None else 0) or DEFAULT_N_BATCH
+    rates, server_fits = fit_server(calls, meta.is_standin, n_batch)
     server_fits["machine_load"] = {
         "quiet_calls": int(quiet.sum()),
         "calls": len(quiet),
@@ -152,10 +154,63 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     return overlay
 
 
-def calibrate(run_dirs: list[Path], output: Path, concurrency: list[int] | None = None) -> Path:
-    """Fit a profile from live runs (optionally only some concurrency levels) and write it."""
+def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The overlay with the server's rates taken from a server profile (``agbench
+    profile-server``) instead of the run: what the traces fitted is kept under
+    ``fit.server_from_run`` for comparison, the profile's ranges and errors under
+    ``fit.server_profile`` (the simulator flags predictions outside them)."""
+    profile = load_server_profile(path)
+    server = overlay.setdefault("server", {})
+    fitted = server.get("rates", {})
+    where = f"measured (server profile {path})"
+    rates = {k: float(v) for k, v in profile["rates"].items() if k in MEASURED_RATES}
+    server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
+    cpu = profile.get("cpu", {})
+    if "oversubscribed_efficiency" in cpu:
+        server["oversubscribed_efficiency"] = float(cpu["oversubscribed_efficiency"])
+    mismatched = _settings_mismatch(profile.get("server", {}), server)
+    if mismatched:
+        log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))
+    overlay.setdefault("fit", {})["server_profile"] = {
+        "path": str(path),
+        "ranges": measured_ranges(profile),
+        "fit": profile.get("fit", {}),
+        "cpu": cpu,
+        "restore": profile.get("restore", {}),
+        "noise": profile.get("noise", {}),
+        "bootstrap": profile.get("bootstrap", {}).get("rates", []),
+        "settings_mismatch": mismatched,
+    }
+    overlay["fit"]["server_from_run"] = {k: v for k, v in fitted.items() if k != "source"}
+    return overlay
+
+
+def _settings_mismatch(profiled: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """Settings in which the profiled server differs from the run's (rates may not carry over)."""
+    pairs = (("threads", "threads"), ("kv_unified", "kv_unified"), ("batch_size", "n_batch"))
+    out = []
+    for theirs, ours in pairs:
+        if theirs in profiled and ours in run and profiled[theirs] != run[ours]:
+            out.append(f"{ours}: profile {profiled[theirs]}, run {run[ours]}")
+    return out
+
+
+def calibrate(
+    run_dirs: list[Path],
+    output: Path,
+    concurrency: list[int] | None = None,
+    server_profile: Path | None = None,
+) -> Path:
+    """Fit a profile from live runs (optionally only some concurrency levels) and write it.
+
+    With ``server_profile`` the server's rates come from that profile and only the agents'
+    behaviour (turns, tokens, tool and harness times, cloud latency) from the runs: the
+    documented path is a profile plus the C = 1 run alone."""
     traces = load_live(run_dirs, concurrency)
     overlay = fit_profile(traces)
+    if server_profile is not None:
+        overlay = lay_server_profile(overlay, server_profile)
+        Profile.from_dict(overlay, "calibrated profile")  # schema check
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         output.write_text(tomli_w.dumps(overlay))

@@ -20,7 +20,7 @@ from agbench.calibration.overlap import decode_intervals, mean_overlap, others_h
 
 QUIET_MIN_SAMPLES = 30  # fewer quiet calls than this: fit the decode step on all of them
 ALONE = 1.25  # a request that shared the server less than this on average counts as "alone"
-PROMPT_BATCH = 512  # llama-server's default n_batch: prompt tokens per batch
+DEFAULT_N_BATCH = 512  # llama-server's default n_batch, for runs whose metadata lacks it
 
 
 def local_calls(model_calls: pd.DataFrame) -> pd.DataFrame:
@@ -130,7 +130,9 @@ def prefill_samples(calls: pd.DataFrame) -> pd.DataFrame:
     return frame[(uncached >= 16) & (frame["prompt_ms"].fillna(0) > 0)]
 
 
-def fit_prefill(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQuality]:
+def fit_prefill(
+    servers: list[pd.DataFrame], n_batch: int = DEFAULT_N_BATCH
+) -> tuple[dict[str, float], FitQuality]:
     """Seconds per uncached prompt token against context, from requests that ran alone."""
     frames = [prefill_samples(calls) for calls in servers if not calls.empty]
     rows = pd.concat(frames) if frames else pd.DataFrame()
@@ -151,11 +153,14 @@ def fit_prefill(servers: list[pd.DataFrame]) -> tuple[dict[str, float], FitQuali
     if a <= 0:
         a, b = float(np.median(per_token)), 0.0
     fitted = {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a}
-    fitted.update(fit_masked(n, rows["prompt_ms"].to_numpy(float) / 1000.0 - n * (a + b * ctx), masked))
+    extra = rows["prompt_ms"].to_numpy(float) / 1000.0 - n * (a + b * ctx)
+    fitted.update(fit_masked(n, extra, masked, n_batch))
     return fitted, quality
 
 
-def fit_masked(tokens: np.ndarray, extra_s: np.ndarray, masked: np.ndarray) -> dict[str, float]:
+def fit_masked(
+    tokens: np.ndarray, extra_s: np.ndarray, masked: np.ndarray, n_batch: int = DEFAULT_N_BATCH
+) -> dict[str, float]:
     """``ServerRates.masked_s``: what a unified pool's other cells add to a prompt, per prompt
     batch and per prompt token, per 1,000 masked cells, from the prompt time the context rule
     leaves unexplained (nnls; needs calls that ran beside other sequences' cells).
@@ -167,7 +172,7 @@ def fit_masked(tokens: np.ndarray, extra_s: np.ndarray, masked: np.ndarray) -> d
     if shared.sum() < MIN_SAMPLES:
         return {}
     k = masked[shared] / 1000.0
-    batches = np.ceil(tokens[shared] / PROMPT_BATCH)
+    batches = np.ceil(tokens[shared] / n_batch)  # the run's own n_batch
     design = np.column_stack([batches * k, tokens[shared] * k])
     coef, _ = robust_nonneg_fit(design, extra_s[shared], "server.prefill_masked_s")
     return {"prefill_masked_batch_s_per_k": float(coef[0]), "prefill_masked_token_s_per_k": float(coef[1])}
@@ -185,7 +190,7 @@ def prefix_cache_stats(calls: pd.DataFrame) -> dict[str, Any]:
 
 
 def fit_server(
-    model_calls: pd.DataFrame, cloud_standin: bool = False
+    model_calls: pd.DataFrame, cloud_standin: bool = False, n_batch: int = DEFAULT_N_BATCH
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """ServerRates fields (only those fitted) and the fit records for the profile's [fit].
 
@@ -208,9 +213,11 @@ def fit_server(
     calls = local_calls(model_calls)
     rates: dict[str, float] = {}
     fits: dict[str, Any] = {}
-    for fitter, name in ((fit_decode, "decode"), (fit_prefill, "prefill")):
-        values, quality = fitter(per_server(model_calls))
-        rates.update(values)
-        fits[f"server_{name}"] = quality.to_dict()
+    decode, decode_quality = fit_decode(per_server(model_calls))
+    prefill, prefill_quality = fit_prefill(per_server(model_calls), n_batch)
+    rates.update(decode)
+    rates.update(prefill)
+    fits["server_decode"] = decode_quality.to_dict()
+    fits["server_prefill"] = prefill_quality.to_dict()
     fits["prefix_cache"] = prefix_cache_stats(calls)
     return rates, fits

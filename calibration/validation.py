@@ -23,11 +23,20 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from agbench.calibration.intervals import LEVEL, METHOD, percentiles, rate_draws
+from agbench.calibration.scoring import (
+    Outcomes,
+    brier,
+    outcome_agreement,
+    outcomes_of,
+    saturated,
+    score_metric,
+)
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
-from agbench.results import ConfigurationSummary, RunSummary
+from agbench.results import ConfigurationSummary, RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
 from agbench.sim.profiles import load_toml
@@ -66,7 +75,7 @@ METRICS: tuple[Metric, ...] = (
 )
 
 
-def _get(entry: ConfigurationSummary, path: tuple[str, ...]) -> float | None:
+def _get(entry: ConfigurationSummary | None, path: tuple[str, ...]) -> float | None:
     value: Any = entry
     for key in path:  # model fields, then keys of a figure table (failures by status)
         value = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
@@ -106,11 +115,36 @@ def run_trajectories(run_dir: Path, meta: RunMeta | dict[str, Any]) -> Trajector
     )
 
 
+@dataclass
+class SimulatedRun:
+    """One live run beside its simulation: both summaries and both sets of task outcomes."""
+
+    live: RunSummary
+    sim: RunSummary
+    live_outcomes: Outcomes
+    sim_outcomes: Outcomes
+    range_warnings: list[str]
+    skipped: list[tuple[str, int]]
+
+
 def simulate_run(
     run_dir: Path, profile_path: Path, scenario: str = DEFAULT_SCENARIO, seed: int | None = None
 ) -> tuple[RunSummary, RunSummary]:
     """(live summary, simulated summary) of one live run directory; ``seed`` defaults to the
     live run's own (it fixes the task order)."""
+    pair = simulate_pair(run_dir, profile_path, scenario, seed)
+    return pair.live, pair.sim
+
+
+def simulate_pair(
+    run_dir: Path,
+    profile_path: Path,
+    scenario: str = DEFAULT_SCENARIO,
+    seed: int | None = None,
+    rates: dict[str, float] | None = None,
+) -> SimulatedRun:
+    """One live run and its simulation; ``rates`` replaces the profile's server rates (a
+    draw of intervals.rate_draws)."""
     store = RunStore.open(run_dir)
     meta = store.run_meta()
     live_tables = store.tables()
@@ -119,7 +153,14 @@ def simulate_run(
     seed = meta.seed if seed is None else seed
     check_task_order(run_dir, meta.task_order, workload, seed)
     records: list[Any] = []
+    warnings: list[str] = []
     servers = meta.local.servers if meta.local is not None else {}
+    skipped = incomplete_configurations(live_tables["task_runs"])
+    # a configuration the live run stopped in the middle of is not a prediction target: its
+    # tasks ran beside others that never finished (reported under ``skipped``)
+    live.configurations = [
+        c for c in live.configurations if (c.architecture.value, c.concurrency) not in skipped
+    ]
     for entry in live.configurations:
         conc = entry.concurrency
         sc = load_scenario(scenario).with_profile(profile_path)
@@ -129,6 +170,10 @@ def simulate_run(
             sc.profile.server.n_ctx_per_slot = 0  # the live run's own pool, as launched
             sc.profile.server.n_parallel = settings.n_parallel
             sc.profile.server.kv_unified = settings.kv_unified
+        if rates is not None and sc.profile.server.rates is not None:
+            for key, value in rates.items():
+                if hasattr(sc.profile.server.rates, key):
+                    setattr(sc.profile.server.rates, key, float(value))
         if meta.time_limit_s:
             sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
@@ -149,10 +194,40 @@ def simulate_run(
             only=ran,
         )
         records += result.records
+        warnings += [f"{entry.architecture.value} C={conc}: {w}" for w in result.range_warnings]
     sim_meta = RunMeta(
         run_id=f"sim-{run_dir.name}", source=RunSource.SIM, agent_kind=workload.agent_kind, cloud=meta.cloud
     )
-    return live, summarize(records_to_tables(records), sim_meta.to_dict())
+    sim_tables = records_to_tables(records)
+    live_outcomes = {k: v for k, v in outcomes_of(live_tables["task_runs"]).items() if k[:2] not in skipped}
+    return SimulatedRun(
+        live,
+        summarize(sim_tables, sim_meta.to_dict()),
+        live_outcomes,
+        outcomes_of(sim_tables["task_runs"]),
+        warnings,
+        sorted(skipped),
+    )
+
+
+def incomplete_configurations(task_runs: pd.DataFrame) -> set[tuple[str, int]]:
+    """(architecture, concurrency) pairs with a task whose every attempt was interrupted."""
+    if task_runs.empty:
+        return set()
+
+    def keys(frame: pd.DataFrame) -> list[tuple[str, int, str]]:
+        return list(
+            zip(
+                frame["architecture"].astype(str).tolist(),
+                frame["concurrency"].astype(int).tolist(),
+                frame["task"].astype(str).tolist(),
+                strict=True,
+            )
+        )
+
+    interrupted = task_runs["status"] == Status.INTERRUPTED
+    finished = set(keys(task_runs[~interrupted]))
+    return {(a, c) for a, c, t in keys(task_runs[interrupted]) if (a, c, t) not in finished}
 
 
 def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, seed: int) -> bool:
@@ -173,63 +248,129 @@ def check_task_order(run_dir: Path, live_order: list[str], workload: Workload, s
     return True
 
 
-def compare(pairs: list[tuple[RunSummary, RunSummary]], fit_levels: list[int]) -> dict[str, Any]:
-    """Per metric: one row per configuration (live, sim, signed % error) and the MAPE."""
+def compare(
+    pairs: list[tuple[RunSummary, RunSummary]],
+    fit_levels: list[int],
+    draws: list[list[RunSummary]] | None = None,
+) -> dict[str, Any]:
+    """Per metric: one row per live configuration (live, sim, signed % error, verdict) and the
+    scores (scoring.py). A value missing on either side is a row that misses, never dropped.
+    ``draws[i]``: the simulated summaries of pair i under each interval draw (rows then carry
+    ``sim_p05``/``sim_p95``)."""
     metrics: dict[str, Any] = {}
     for metric in METRICS:
         rows: list[dict[str, Any]] = []
-        for live, sim in pairs:
+        for i, (live, sim) in enumerate(pairs):
             sim_by_key = {(c.architecture.value, c.concurrency): c for c in sim.configurations}
+            drawn = [
+                {(c.architecture.value, c.concurrency): c for c in d.configurations}
+                for d in (draws[i] if draws else [])
+            ]
             for entry in live.configurations:
                 key = (entry.architecture.value, entry.concurrency)
                 live_value = _get(entry, metric.path)
-                sim_value = _get(sim_by_key[key], metric.path) if key in sim_by_key else None
-                if live_value is None or sim_value is None:
-                    continue
-                error = (sim_value - live_value) / abs(live_value) * 100.0 if live_value != 0 else None
-                rows.append(
-                    {
-                        "run": live.run_id,
-                        "architecture": key[0],
-                        "concurrency": key[1],
-                        "held_out": key[1] not in fit_levels,
-                        "live": live_value,
-                        "sim": sim_value,
-                        "error_pct": error,
-                        "abs_diff": abs(sim_value - live_value),
-                    }
+                sim_entry = sim_by_key.get(key)
+                sim_value = _get(sim_entry, metric.path)
+                if live_value is None and sim_value is None:
+                    continue  # the metric does not exist for this configuration on either side
+                missing = live_value is None or sim_value is None
+                error: float | None = None
+                diff: float | None = None
+                if live_value is not None and sim_value is not None:
+                    diff = abs(sim_value - live_value)
+                    if live_value != 0:
+                        error = (sim_value - live_value) / abs(live_value) * 100.0
+                row: dict[str, Any] = {
+                    "run": live.run_id,
+                    "architecture": key[0],
+                    "concurrency": key[1],
+                    "held_out": key[1] not in fit_levels,
+                    "live": live_value,
+                    "sim": sim_value,
+                    "error_pct": error,
+                    "abs_diff": diff,
+                    "missing": missing,
+                    "saturated": metric.name == "kv_peak_cells" and saturated(entry, sim_entry),
+                }
+                band = percentiles(
+                    [v for d in drawn if (v := _get(d.get(key), metric.path)) is not None]
+                    + ([sim_value] if sim_value is not None else [])
                 )
+                if drawn and band is not None:
+                    row["sim_p05"], row["sim_p95"] = band
+                rows.append(row)
         errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
         held = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None and r["held_out"]]
+        diffs = [r["abs_diff"] for r in rows if r["abs_diff"] is not None]
         metrics[metric.name] = {
             "kind": metric.kind,
             "mape": sum(errors) / len(errors) if errors else None,
             "mape_held_out": sum(held) / len(held) if held else None,
-            "max_abs_diff": max((r["abs_diff"] for r in rows), default=None),
+            "max_abs_diff": max(diffs, default=None),
+            **score_metric(metric.name, metric.kind, rows),
             "rows": rows,
         }
     return metrics
 
 
 def validate(
-    profile: Path, run_dirs: list[Path], out: Path, scenario: str = DEFAULT_SCENARIO, seed: int | None = None
+    profile: Path,
+    run_dirs: list[Path],
+    out: Path,
+    scenario: str = DEFAULT_SCENARIO,
+    seed: int | None = None,
+    draws: int = 0,
 ) -> Path:
-    """Simulate each live run with the profile; write ``out/validation.json``."""
+    """Simulate each live run with the profile; write ``out/validation.json``.
+
+    ``draws`` > 0 and a profile calibrated on a server profile: the simulation is repeated
+    over that many draws of the server rates (intervals.py) for 90 % intervals, their
+    coverage, and each task's failure probability (Brier score)."""
     if not profile.is_file():
         raise AgbenchError(f"profile not found: {profile}")
     fit = load_toml(profile).get("fit", {})
     fit_levels = [int(c) for c in fit.get("concurrency", [])]
-    pairs = [simulate_run(Path(d), profile, scenario, seed) for d in run_dirs]
-    report = {
+    held_levels: set[int] = set()
+    simulated = [simulate_pair(Path(d), profile, scenario, seed) for d in run_dirs]
+    for s in simulated:
+        held_levels |= {c.concurrency for c in s.live.configurations} - set(fit_levels)
+    rate_sets = rate_draws(fit, draws)
+    drawn = [
+        [simulate_pair(Path(d), profile, scenario, seed, rates) for rates in rate_sets] for d in run_dirs
+    ]
+    live_outcomes: Outcomes = {}
+    sim_outcomes: Outcomes = {}
+    for s in simulated:
+        live_outcomes.update(s.live_outcomes)
+        sim_outcomes.update(s.sim_outcomes)
+    report: dict[str, Any] = {
         "profile": str(profile),
         "scenario": scenario,
         "fit_concurrency": fit_levels,
+        "server_profile": fit.get("server_profile", {}).get("path"),
         "runs": [str(d) for d in run_dirs],
-        "metrics": compare(pairs, fit_levels),
+        "metrics": compare(
+            [(s.live, s.sim) for s in simulated],
+            fit_levels,
+            [[d.sim for d in per_run] for per_run in drawn] if rate_sets else None,
+        ),
+        "outcome_agreement": outcome_agreement(live_outcomes, sim_outcomes, held_levels),
+        "range_warnings": sorted({w for s in simulated for w in s.range_warnings}),
+        "skipped_incomplete": sorted({f"{a} C={c}" for s in simulated for a, c in s.skipped}),
     }
+    if rate_sets:
+        per_draw: list[Outcomes] = []
+        for k in range(len(rate_sets)):
+            merged: Outcomes = {}
+            for per_run in drawn:
+                merged.update(per_run[k].sim_outcomes)
+            per_draw.append(merged)
+        report["brier"] = brier(live_outcomes, [sim_outcomes, *per_draw], held_levels)
+        report["intervals"] = {"level": LEVEL, "draws": len(rate_sets) + 1, "method": METHOD}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.json"
-    path.write_text(json.dumps(report, indent=1))
+    # the typed report (agbench.results.validation) is what is written: every key declared
+    path.write_text(json.dumps(ValidationReport.model_validate(report).to_json_dict(), indent=1))
     _log_table(report)
     return path
 

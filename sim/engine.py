@@ -10,6 +10,7 @@ calibration and validation call it directly; ``metrics_out`` writes run director
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable, Collection, Generator
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from agbench.sim.entities.per_token_server import PerTokenServer
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask, Workload
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class SimResult:
@@ -45,6 +48,8 @@ class SimResult:
     kv_total_tokens: int = 0
     stats: dict[str, float] = field(default_factory=dict)
     task_order: list[str] = field(default_factory=list)  # the order the tasks were started in
+    # operating points beyond what the server profile measured (range_warnings)
+    range_warnings: list[str] = field(default_factory=list)
 
     def task_runs(self) -> list[TaskRun]:
         return [r for r in self.records if isinstance(r, TaskRun)]
@@ -185,7 +190,29 @@ def simulate(
             "context_errors": float(server.context_errors if server is not None else 0),
         },
         task_order=[t.task for t in queue],
+        range_warnings=range_warnings(profile, server),
     )
+
+
+def range_warnings(profile: Profile, server: LocalServer | None) -> list[str]:
+    """Where the simulated server went beyond the range its server profile measured (the
+    calibrated profile's ``fit.server_profile.ranges``): those rates are extrapolated."""
+    ranges = profile.fit.get("server_profile", {}).get("ranges", {}) if profile.fit else {}
+    seen = getattr(server, "seen", None)
+    if not ranges or not seen:
+        return []
+    out = []
+    for name, span in ranges.items():
+        value = seen.get(name)
+        if value is None or len(span) != 2 or value <= float(span[1]) * 1.05:
+            continue
+        out.append(
+            f"{name} reached {value:,.0f}; the server profile measured {float(span[0]):,.0f}-{float(span[1]):,.0f}"
+            " (extrapolated)"
+        )
+    for text in out:
+        log.debug("simulation outside the server profile: %s", text)
+    return out
 
 
 __all__ = ["STANDIN_SERVER", "SimResult", "cloud_standin_server", "simulate", "task_order"]

@@ -22,8 +22,20 @@ from agbench.config import parse_concurrency
     show_default=True,
     help="Load runs: lowest-rate levels.",
 )
+@click.option(
+    "--server-profile",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Server rates from this server_profile.toml (agbench profile-server); the runs give behaviour.",
+)
 @one_line_errors
-def calibrate(run_dirs: tuple[Path, ...], output: Path, fit_concurrency: str | None, fit_levels: int) -> None:
+def calibrate(
+    run_dirs: tuple[Path, ...],
+    output: Path,
+    fit_concurrency: str | None,
+    fit_levels: int,
+    server_profile: Path | None,
+) -> None:
     """Fit a simulator profile from live runs (or from one load run's lowest-rate levels)."""
     if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
         from agbench.calibration.load_fit import calibrate_load
@@ -33,7 +45,12 @@ def calibrate(run_dirs: tuple[Path, ...], output: Path, fit_concurrency: str | N
         return
     from agbench.calibration import calibrate as fit
 
-    fit(list(run_dirs), output, concurrency=parse_concurrency(fit_concurrency) if fit_concurrency else None)
+    fit(
+        list(run_dirs),
+        output,
+        concurrency=parse_concurrency(fit_concurrency) if fit_concurrency else None,
+        server_profile=server_profile,
+    )
     click.echo(f"profile: {output}")
 
 
@@ -57,8 +74,15 @@ def _is_load_run(run_dir: Path) -> bool:
 )
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("."), show_default=True)
+@click.option(
+    "--draws",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Repeat over this many draws of the server profile's rates: 90% intervals, Brier score.",
+)
 @one_line_errors
-def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path) -> None:
+def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path, draws: int) -> None:
     """Simulated vs live errors per metric; writes OUT/validation.json."""
     if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
         from agbench.calibration.load_fit import validate_load
@@ -67,5 +91,5 @@ def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path) -> None:
         return
     from agbench.calibration import validate as check
 
-    path = check(profile, list(run_dirs), out)
+    path = check(profile, list(run_dirs), out, draws=draws)
     click.echo(f"validation: {path}")

@@ -47,6 +47,7 @@ class BatchLoop:
         def _fail_all_in_flight(self) -> None: ...
         def _replan(self) -> None: ...
         def _schedule_next(self, next_dt: float, used: float, growth: float) -> None: ...
+        def _saw(self, batch: int, kv_decoding: float, context: float, masked: float) -> None: ...
 
     def _room_for_prompt(self, decoding: int, wanted: float) -> float:
         """Cells a batch's prompt tokens may take: what the decoding sequences' next tokens
@@ -109,8 +110,10 @@ class BatchLoop:
         step = rates.decode_step(decoding, kv_decoding) if decoding else 0.0
         own = ctx / tokens_in
         step += tokens_in / rates.prefill_rate(own)
+        masked = span + tokens_in / 2.0 - own if span else 0.0
         if span:
-            step += rates.masked_s(span + tokens_in / 2.0 - own, tokens_in)
+            step += rates.masked_s(masked, tokens_in)
+        self._saw(decoding, kv_decoding, own, masked)
         self._batch_step_s = step
         self._batch_left_s = step
 
@@ -152,6 +155,7 @@ class BatchLoop:
                     r.rate_p = speed * tokens / step
         else:
             step = rates.decode_step(batch, kv_decoding) if batch else 0.0
+            self._saw(batch, kv_decoding, 0.0, 0.0)
         if batch and step > 0:
             decode_each = speed * rates.spec_tokens_per_step / step
             limit = next_dt * decode_each

@@ -122,6 +122,14 @@ class LocalServer(BatchLoop):
         self.idle_purges = 0
         self.kv_peak = 0.0
         self.replans = 0
+        # the largest operating point the rates were applied at (a server profile's measured
+        # ranges are checked against these: engine.range_warnings)
+        self.seen: dict[str, float] = {
+            "decode_batch": 0.0,
+            "decode_kv_tokens": 0.0,
+            "prefill_context": 0.0,
+            "masked_cells": 0.0,
+        }
 
     @classmethod
     def on_device(
@@ -458,6 +466,8 @@ class LocalServer(BatchLoop):
         # unified pool: a prompt's attention also passes the other sequences' cells
         span = (used + self._idle_tokens if self._idle_holds_kv else used) if self._kv_unified else 0.0
         step = rates.decode_step(batch, kv_decoding) if batch else 0.0
+        if not n_prefilling:
+            self._saw(batch, kv_decoding, 0.0, 0.0)
         prefill_each = 0.0
         next_dt = math.inf
         if n_prefilling:
@@ -468,6 +478,7 @@ class LocalServer(BatchLoop):
             step += chunk / rates.prefill_rate(own)
             if span:
                 step += rates.masked_s(span - own, chunk)
+            self._saw(batch, kv_decoding, own, span - own if span else 0.0)
             prefill_each = self.speed * chunk / step / n_prefilling
             limit = next_dt * prefill_each
             for r in prefilling:
@@ -490,6 +501,17 @@ class LocalServer(BatchLoop):
         if self._idle_holds_kv:
             used += self._idle_tokens
         self._schedule_next(next_dt, used, prefill_each * n_prefilling + decode_each * batch)
+
+    def _saw(self, batch: int, kv_decoding: float, context: float, masked: float) -> None:
+        seen = self.seen
+        if batch > seen["decode_batch"]:
+            seen["decode_batch"] = float(batch)
+        if kv_decoding > seen["decode_kv_tokens"]:
+            seen["decode_kv_tokens"] = kv_decoding
+        if context > seen["prefill_context"]:
+            seen["prefill_context"] = context
+        if masked > seen["masked_cells"]:
+            seen["masked_cells"] = masked
 
     def _schedule_next(self, next_dt: float, used: float, growth: float) -> None:
         """After a re-plan: the KV peak, the moment a unified pool fills (if sooner than

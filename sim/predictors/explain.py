@@ -177,6 +177,72 @@ def memory_line(profile: Profile, concurrency: int) -> str:
     )
 
 
+#: The server's terms beyond the rate table, each listed with its value and where it comes from.
+SERVER_TERMS = (
+    (
+        "server.rates",
+        "prefill_masked_batch_s_per_k",
+        "unified pool: other cells a prompt batch spans, s per 1,000 per batch",
+    ),
+    (
+        "server.rates",
+        "prefill_masked_token_s_per_k",
+        "unified pool: the same, s per 1,000 cells per prompt token",
+    ),
+    ("server", "oversubscribed_efficiency", "CPU-only: speed per allocated core when threads lack cores"),
+    ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
+    ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
+    ("server", "prefill_scheduling", "iterations: llama-server's loop; shared: fluid processor sharing"),
+    ("server", "slot_policy", "longest common prefix, then LRU (never-used slots: highest index)"),
+    ("server", "idle_cache_holds_kv", "idle slots' cells count in a unified pool"),
+    ("server", "purge_idle_on_full", "a full pool purges idle slots (lowest id first) before failing"),
+    ("server", "prompt_cache_mib", "host-memory prompt cache (--cache-ram)"),
+    ("server", "cache_idle_slots", "idle slots saved to the prompt cache and cleared at each launch"),
+)
+
+
+def term_source(profile: Profile, table: str, field: str) -> str:
+    """measured (server profile, with its range), fitted (with its data), or assumption."""
+    obj = _table(profile, table)
+    given = obj.sources.get(field, "") if obj is not None else ""
+    fit = profile.fit or {}
+    measured = fit.get("server_profile", {})
+    if table == "server.rates" and measured:
+        ranges = measured.get("ranges", {})
+        span = ranges.get("masked_cells") if "masked" in field else None
+        where = f", masked cells {span[0]:,.0f}-{span[1]:,.0f}" if span and len(span) == 2 else ""
+        return f"measured (server profile {measured.get('path', '')}{where})"
+    if field == "oversubscribed_efficiency" and "oversubscribed_efficiency" in measured.get("cpu", {}):
+        return "measured (server profile, one busy core)"
+    if table == "server.rates" and fit.get("server_prefill"):
+        levels = ",".join(str(c) for c in fit.get("concurrency", []))
+        samples = fit["server_prefill"].get("samples", "?")
+        return f"fitted on the run's calls at C = {levels} ({samples} prefill samples)"
+    if given:
+        return given
+    if field == "request_overhead_s" and fit.get("concurrency"):
+        return f"fitted (harness overhead at C = {','.join(str(c) for c in fit['concurrency'])})"
+    return "assumption (default or scenario value, not measured)"
+
+
+def terms_lines(profile: Profile) -> list[str]:
+    lines = ["terms (value, what it is, source):"]
+    for table, field, what in SERVER_TERMS:
+        obj = _table(profile, table)
+        if obj is None or not hasattr(obj, field):
+            continue
+        lines.append(
+            f"  {table}.{field} = {getattr(obj, field)}: {what}; {term_source(profile, table, field)}"
+        )
+    measured = (profile.fit or {}).get("server_profile", {})
+    for name, span in measured.get("ranges", {}).items():
+        if len(span) == 2:
+            lines.append(
+                f"  server profile measured {name} {span[0]:,.0f}-{span[1]:,.0f}: beyond it the rates extrapolate"
+            )
+    return lines
+
+
 def render(scenario: Scenario) -> str:
     """The explain text: memory, the scaling table, and the source of every input."""
     p = scenario.profile
@@ -212,6 +278,7 @@ def render(scenario: Scenario) -> str:
     lines.append("sources:")
     for s in all_sources(p):
         lines.append(f"  {refs[(s.table, s.field)]} {s.table}.{s.field} = {s.value}: {s.source}")
+    lines += terms_lines(p)
     return "\n".join(lines)
 
 
@@ -257,6 +324,7 @@ __all__ = [
     "memory_line",
     "render",
     "scaling_rows",
+    "terms_lines",
 ]
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 ``llama-cpp`` is what llama-server does (server.cpp, ``get_available_slot``): the idle slot
 whose cached tokens share the longest prefix with the prompt, if that prefix is more than
-``slot_prompt_similarity`` of the prompt; otherwise the least recently used idle slot. Since
+``slot_prompt_similarity`` of the prompt; otherwise the least recently used idle slot, ties
+(never-used slots) going to the highest index as llama.cpp's ``<=`` comparison has it. Since
 every task of an architecture starts with the same system prompt, a new task's first turn
 can land on a slot another agent is still using between turns; its history then survives only
 in llama-server's RAM prompt cache (entities/prompt_cache.py).
@@ -64,7 +65,9 @@ def llama_cpp_policy(
                 n = 0
             if n > best_len:
                 best, best_len = slot, n
-        if lru is None or (slot.last_used, slot.index) < (lru.last_used, lru.index):
+        # get_available_slot's LRU pass: ``t_last_used <= t_last`` over the slots in order, so
+        # among equally old slots (never-used ones all have -1) the highest index wins
+        if lru is None or slot.last_used <= lru.last_used:
             lru = slot
     if best is not None and prompt_tokens > 0 and best_len / prompt_tokens > similarity:
         return best

@@ -1,0 +1,56 @@
+"""``agbench profile-server``: the model server alone, measured before anything is simulated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agbench.cli.app import main, one_line_errors
+
+
+@main.command("profile-server")
+@click.option(
+    "--model", default="smollm2-135m", show_default=True, help="Managed model, or the URL's model name."
+)
+@click.option(
+    "--local-url", default=None, help="Profile this running llama-server (its settings as given here)."
+)
+@click.option("--ctx", type=click.IntRange(min=64), default=4096, show_default=True, help="KV cells in all.")
+@click.option("--kv-unified", is_flag=True, help="One KV pool shared by the slots.")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Slots.")
+@click.option("--batch", type=click.IntRange(min=16), default=512, show_default=True, help="n_batch.")
+@click.option("--repeats", type=click.IntRange(min=1), default=2, show_default=True, help="Per grid point.")
+@click.option("--quick", is_flag=True, help="The smallest grid: batch 1 and --parallel, one background size.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Writes OUT/server_profile.toml.")
+@click.option("--quiet", is_flag=True)
+@one_line_errors
+def profile_server(**kw: Any) -> None:
+    """Measure the server alone: decode by batch and context, prefill by length, context and
+    cells other sequences hold, prompt-cache restore, and the slowdown with a core busy."""
+    from agbench.calibration.server_profile import write_server_profile
+    from agbench.config import ServerSettings
+    from agbench.live.load.profile import PROFILE_FILE, ProfileOptions, run_profile
+
+    server = ServerSettings(
+        model=kw["model"],
+        n_ctx=kw["ctx"],
+        n_parallel=kw["parallel"],
+        kv_unified=kw["kv_unified"],
+        threads=kw["threads"],
+        batch_size=kw["batch"],
+        ubatch_size=kw["batch"],
+    )
+    options = ProfileOptions(
+        out=kw["out"],
+        server=server,
+        local_url=kw["local_url"],
+        model=kw["model"],
+        quick=kw["quick"],
+        repeats=kw["repeats"],
+        quiet=kw["quiet"],
+    )
+    calls, meta = run_profile(options)
+    click.echo(f"server profile: {write_server_profile(calls, meta, options.out / PROFILE_FILE)}")

@@ -1,0 +1,90 @@
+"""Prediction intervals: the simulation repeated over plausible server rates.
+
+A point prediction hides how much it depends on the calibration data. Each *draw* takes the
+server's rates from one bootstrap resample of the server profile's calls (the coefficients as
+the data allow them; ``server_profile.bootstrap_rates``) and scales them by the noise floor
+measured between the profile's repetitions minutes apart (``server_profile.repeat_drift``: how
+much the same server's rates drift from one moment to the next on this machine). The
+simulation runs once per draw; a metric's 90 % interval is the 5th to 95th percentile over the
+draws, and each (configuration, task)'s failure probability is the share of draws where it
+did not succeed.
+
+What is *not* drawn (stated wherever the interval is shown): the agents' behaviour fitted from
+the C = 1 run (harness and request overheads), and the tool times (replayed as recorded).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
+PREFILL_FIELDS = ("prefill_tok_s",)
+MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k")
+#: What an interval's shape is, reported with it.
+LEVEL = 0.9
+METHOD = (
+    "server rates from bootstrap resamples of the server profile's calls x the drift measured "
+    "between its repetitions; behaviour and tool times not drawn"
+)
+
+
+def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
+    """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
+    (bootstrap resamples x the measured drift); empty when the profile has none."""
+    source = fit.get("server_profile", {})
+    boot = [dict(b) for b in source.get("bootstrap", []) if isinstance(b, dict)]
+    if not boot or draws <= 0:
+        return []
+    noise = source.get("noise", {})
+    sd_decode = _finite(noise.get("decode_rel_sd"))
+    sd_prefill = _finite(noise.get("prefill_rel_sd"))
+    rng = np.random.default_rng(seed)
+    out: list[dict[str, float]] = []
+    for i in range(draws):
+        rates = {k: float(v) for k, v in boot[i % len(boot)].items()}
+        slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
+        slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
+        for k in DECODE_FIELDS:
+            if k in rates:
+                rates[k] *= slow_d
+        for k in PREFILL_FIELDS:
+            if k in rates:
+                rates[k] /= slow_p
+        for k in MASKED_FIELDS:
+            if k in rates:
+                rates[k] *= slow_p
+        out.append(rates)
+    return out
+
+
+def _finite(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return v if math.isfinite(v) and v > 0 else 0.0
+
+
+def percentiles(values: list[float]) -> tuple[float, float] | None:
+    """(p05, p95) of the finite values; None without any."""
+    v = [x for x in values if x is not None and math.isfinite(x)]
+    if not v:
+        return None
+    return float(np.percentile(v, 5)), float(np.percentile(v, 95))
+
+
+def interval_object(per_metric: dict[str, tuple[float, float]], draws: int) -> dict[str, Any]:
+    """The optional ``intervals`` object of one simulated configuration in summary.json:
+    ``{"level": 0.9, "draws": N, "method": str, "metrics": {METRIC: {"p05": x, "p95": y}}}``."""
+    return {
+        "level": LEVEL,
+        "draws": draws,
+        "method": METHOD,
+        "metrics": {m: {"p05": lo, "p95": hi} for m, (lo, hi) in per_metric.items()},
+    }
+
+
+__all__ = ["LEVEL", "METHOD", "interval_object", "percentiles", "rate_draws"]

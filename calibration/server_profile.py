@@ -1,0 +1,385 @@
+"""A server profile: the serving stack's coefficients, fitted from ``agbench profile-server``'s calls.
+
+Every coefficient the simulator's ``ServerRates`` integrates is fitted here from calls made
+under controlled conditions (live/load/profile.py), never from an agent run: the decode step by
+batch size and KV tokens, the prefill rate by context, the masked-cell cost of a unified pool
+(cells held by background sequences), the prompt-cache restore time and the slowdown while a
+busy loop holds a core. Each fit keeps its data range and its error, so a prediction that
+leaves the measured range can be flagged (``out_of_range``) and an interval can be drawn from
+the residuals (``residual_spread``).
+
+``server_profile.toml`` tables: ``[server]`` the settings profiled; ``[rates]`` ServerRates
+fields; ``[cpu]``, ``[restore]``; ``[fit.<term>]`` samples, median and mean absolute relative
+error, and the data range of each regressor; ``[meta]`` how and when it was measured.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tomli_w
+
+from agbench.calibration.fitting import robust_nonneg_fit
+from agbench.errors import AgbenchError
+from agbench.sim.profiles import ServerRates, load_toml
+
+#: ServerRates fields a profile measures (laid over a calibrated profile by ``--server-profile``).
+MEASURED_RATES = (
+    "prefill_tok_s",
+    "prefill_ctx_slowdown_per_k",
+    "prefill_masked_batch_s_per_k",
+    "prefill_masked_token_s_per_k",
+    "decode_step_s",
+    "decode_step_per_seq_s",
+    "decode_step_per_kv_token_s",
+)
+
+
+def _rows(calls: list[dict[str, Any]], *probes: str) -> list[dict[str, Any]]:
+    return [c for c in calls if c["probe"] in probes and not c.get("error_class")]
+
+
+def _span(values: Any) -> list[float]:
+    v = [float(x) for x in values]
+    return [min(v), max(v)] if v else []
+
+
+def _errors(pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    rel = np.abs(pred - y) / np.maximum(np.abs(y), 1e-12)
+    signed = (y - pred) / np.maximum(np.abs(pred), 1e-12)
+    return {
+        "median_abs_rel_error": float(np.median(rel)),
+        "mean_abs_rel_error": float(np.mean(rel)),
+        # the spread of measured / fitted - 1: what an interval draws from (residual_spread)
+        "rel_residual_sd": float(np.std(signed)),
+    }
+
+
+def fit_decode(calls: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Seconds per generated token = step_s + per_seq_s (b - 1) + per_kv_token_s K, where ``K``
+    is the batch's KV tokens (b sequences x their mean context)."""
+    rows = [r for r in _rows(calls, "decode") if r["completion_tokens"] >= 4 and r["predicted_ms"]]
+    if len(rows) < 3:
+        raise AgbenchError(f"profile: {len(rows)} decode calls, too few to fit the decode step")
+    b = np.array([r["params"]["batch"] for r in rows], float)
+    ctx = np.array([r["prompt_tokens"] + r["completion_tokens"] / 2.0 for r in rows], float)
+    tau = np.array([r["predicted_ms"] / 1000.0 / r["completion_tokens"] for r in rows], float)
+    kv = b * ctx
+    design = np.column_stack([np.ones(len(b)), b - 1.0, kv])
+    coef, _ = robust_nonneg_fit(design, tau, "profile.decode_step")
+    rates = {
+        "decode_step_s": float(coef[0]),
+        "decode_step_per_seq_s": float(coef[1]),
+        "decode_step_per_kv_token_s": float(coef[2]),
+    }
+    fit = {"samples": len(rows), "batch": _span(b), "kv_tokens": _span(kv), **_errors(design @ coef, tau)}
+    return rates, fit
+
+
+def _prefill_rows(calls: list[dict[str, Any]], *probes: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows = [
+        r for r in _rows(calls, *probes) if r["prompt_ms"] and r["prompt_tokens"] - r["cached_tokens"] >= 16
+    ]
+    n = np.array([r["prompt_tokens"] - r["cached_tokens"] for r in rows], float)
+    ctx = np.array([r["cached_tokens"] for r in rows], float) + n / 2.0
+    per_token = np.array([r["prompt_ms"] / 1000.0 for r in rows], float) / np.maximum(n, 1.0)
+    return n, ctx, per_token
+
+
+def fit_prefill(calls: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Seconds per prompt token = (1 + slowdown ctx / 1000) / prefill_tok_s, prompts alone."""
+    n, ctx, per_token = _prefill_rows(calls, "prefill", "prefill_cached", "restore_fresh")
+    if len(n) < 3:
+        raise AgbenchError(f"profile: {len(n)} prefill calls, too few to fit the prefill rate")
+    design = np.column_stack([np.ones(len(n)), ctx])
+    (a, b), _ = robust_nonneg_fit(design, per_token, "profile.prefill")
+    if a <= 0:
+        a, b = float(np.median(per_token)), 0.0
+    rates = {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a}
+    fit = {
+        "samples": len(n),
+        "prompt_tokens": _span(n),
+        "context": _span(ctx),
+        **_errors(design @ np.array([a, b]), per_token),
+    }
+    return rates, fit
+
+
+def _background_cells(probe: dict[str, Any], backgrounds: list[dict[str, Any]]) -> float:
+    """Cells the background sequences held midway through the probe's prompt work: each one's
+    prompt plus the tokens it had generated by then (its measured decode rate)."""
+    first = probe["t_start"] + (probe["ttft_s"] or probe["total_s"])
+    mid = first - (probe["prompt_ms"] or 0.0) / 2000.0
+    cells = 0.0
+    for bg in backgrounds:
+        t_first = bg["t_start"] + (bg["ttft_s"] or 0.0)
+        tau = (bg["predicted_ms"] or 0.0) / 1000.0 / max(1, bg["completion_tokens"])
+        made = (mid - t_first) / tau if tau > 0 else 0.0
+        cells += bg["prompt_tokens"] + min(max(made, 0.0), float(bg["completion_tokens"]))
+    return cells
+
+
+def fit_masked(
+    calls: list[dict[str, Any]], rates: dict[str, float], n_batch: int
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """``ServerRates.masked_s``: the prompt time the alone-rules leave unexplained while
+    background sequences hold cells, per 1,000 such cells, per prompt batch and per token.
+
+    The probe's batches also carry the backgrounds' decode tokens (llama.cpp's continuous
+    batching): their step time, from the decode fit, is taken out first."""
+    probes = _rows(calls, "masked")
+    if not probes:
+        return {}, {"samples": 0, "note": "not measured (per-slot pool, or one slot)"}
+    bgs = _rows(calls, "masked_background")
+    r = ServerRates()
+    for key, value in rates.items():
+        if key in MEASURED_RATES:
+            setattr(r, key, float(value))
+    x_batch, x_token, extra, cells_seen, tokens_seen = [], [], [], [], []
+    for p in probes:
+        mine = [b for b in bgs if abs(b["params"]["probe_sent"] - p["t_start"]) < 2.0]
+        mine = [b for b in mine if b["params"]["held"] == p["params"]["held"]]
+        if not mine:
+            continue
+        cells = _background_cells(p, mine)
+        n = p["prompt_tokens"] - p["cached_tokens"]
+        k = len(mine)
+        batches = math.ceil(n / max(1, n_batch - k))
+        own = p["cached_tokens"] + n / 2.0
+        alone = n / r.prefill_rate(own) + batches * r.decode_step(k, cells)
+        x_batch.append(batches * cells / 1000.0)
+        x_token.append(n * cells / 1000.0)
+        extra.append((p["prompt_ms"] or 0.0) / 1000.0 - alone)
+        cells_seen.append(cells)
+        tokens_seen.append(n)
+    if len(extra) < 2:
+        return {}, {"samples": len(extra), "note": "too few masked probes matched their backgrounds"}
+    design = np.column_stack([x_batch, x_token])
+    y = np.array(extra)
+    coef, _ = robust_nonneg_fit(design, y, "profile.masked")
+    pred = design @ coef
+    fit = {
+        "samples": len(y),
+        "masked_cells": _span(cells_seen),
+        "prompt_tokens": _span(tokens_seen),
+        "mean_abs_error_s": float(np.mean(np.abs(pred - y))),
+        "mean_extra_s": float(np.mean(y)),
+    }
+    return {
+        "prefill_masked_batch_s_per_k": float(coef[0]),
+        "prefill_masked_token_s_per_k": float(coef[1]),
+    }, fit
+
+
+def _overhead(rows: list[dict[str, Any]]) -> float:
+    """Median seconds from sending a request to the start of its prompt work."""
+    gaps = [(r["ttft_s"] or 0.0) - (r["prompt_ms"] or 0.0) / 1000.0 for r in rows if r["ttft_s"]]
+    return float(np.median(gaps)) if gaps else math.nan
+
+
+def fit_restore(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Restore time per 1,000 cached tokens: a restored follow-up's wait before its prompt
+    work, less a fresh request's (the HTTP and template time both have)."""
+    restored, fresh = _rows(calls, "restore"), _rows(calls, "restore_fresh")
+    hit = [r for r in restored if r["cached_tokens"] > 0]
+    if not hit or not fresh:
+        return {"samples": len(hit), "note": "no restored follow-up measured"}
+    extra = _overhead(hit) - _overhead(fresh)
+    tokens = float(np.median([r["cached_tokens"] for r in hit]))
+    return {
+        "samples": len(hit),
+        "restored_tokens": tokens,
+        "extra_s": extra,
+        "restore_s_per_k_tokens": max(0.0, extra) / tokens * 1000.0 if tokens > 0 else 0.0,
+        "cached_fraction": float(np.mean([r["cached_tokens"] / r["prompt_tokens"] for r in hit])),
+    }
+
+
+def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str, value: Any) -> float:
+    """Quiet time over busy time for matching calls (1: no slowdown)."""
+
+    def per_unit(rows: list[dict[str, Any]]) -> dict[Any, float]:
+        out: dict[Any, list[float]] = {}
+        for r in rows:
+            if r["params"].get("batch", 1) != 1:
+                continue
+            if key == "decode" and r["predicted_ms"] and r["completion_tokens"]:
+                out.setdefault(r["params"]["ctx"], []).append(r["predicted_ms"] / r["completion_tokens"])
+            elif key == "prefill" and r["prompt_ms"]:
+                n = r["prompt_tokens"] - r["cached_tokens"]
+                out.setdefault(r["params"]["tokens"], []).append(r["prompt_ms"] / max(1, n))
+        return {k: float(np.median(v)) for k, v in out.items()}
+
+    quiet, busy = per_unit(_rows(calls, quiet_probe)), per_unit(_rows(calls, busy_probe))
+    ratios = [quiet[k] / busy[k] for k in quiet if k in busy and busy[k] > 0]
+    return float(np.median(ratios)) if ratios else value
+
+
+def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+    """The server's speed with one core busy, and ``oversubscribed_efficiency`` where the
+    simulator's processor sharing gives the threads less than a core each: speed =
+    share (1 - (1 - e)(1 - share)) with share = cores / (threads + 1)."""
+    decode = _speed(calls, "decode", "decode_cpu_busy", "decode", math.nan)
+    prefill = _speed(calls, "prefill", "prefill_cpu_busy", "prefill", math.nan)
+    out: dict[str, Any] = {
+        "cores": cores,
+        "threads": threads,
+        "busy_core_decode_speed": decode,
+        "busy_core_prefill_speed": prefill,
+    }
+    share = min(1.0, cores / (threads + 1.0))
+    speeds = [s for s in (decode, prefill) if math.isfinite(s)]
+    if share < 1.0 and speeds:
+        speed = float(np.mean(speeds))
+        e = 1.0 - (1.0 - min(speed / share, 1.0)) / (1.0 - share)
+        out["oversubscribed_efficiency"] = float(min(1.0, max(0.0, e)))
+    else:
+        out["note"] = (
+            "the threads fit beside the busy core: the simulator's processor sharing gives them a "
+            "full share, so oversubscribed_efficiency is not measured by this probe"
+        )
+    return out
+
+
+def fit_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
+    """The ``server_profile.toml`` tables from a profiler's calls."""
+    server = dict(meta["server"])
+    n_batch = int(server.get("batch_size") or 512)
+    decode, decode_fit = fit_decode(calls)
+    prefill, prefill_fit = fit_prefill(calls)
+    rates = {**decode, **prefill}
+    masked, masked_fit = fit_masked(calls, rates, n_batch)
+    rates.update(masked)
+    cores = int(meta.get("cores") or os.cpu_count() or 1)
+    cpu = fit_cpu(calls, int(server.get("threads") or 1), cores)
+    return {
+        "server": {k: v for k, v in server.items() if v is not None},
+        "rates": rates,
+        "cpu": cpu,
+        "restore": fit_restore(calls),
+        "fit": {"decode": decode_fit, "prefill": prefill_fit, "masked": masked_fit},
+        "meta": {k: v for k, v in {**meta, "cores": cores}.items() if k != "server" and v is not None},
+    }
+
+
+#: Bootstrap resamples kept in a profile (what prediction intervals draw from).
+BOOTSTRAP_DRAWS = 20
+
+
+def write_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any], path: Path) -> Path:
+    tables = fit_server_profile(calls, meta)
+    tables["noise"] = repeat_drift(calls)
+    tables["bootstrap"] = {"rates": bootstrap_rates(calls, meta, BOOTSTRAP_DRAWS)}
+    path.write_text(tomli_w.dumps(_finite(tables)), encoding="utf-8")
+    return path
+
+
+def _finite(value: Any) -> Any:
+    """TOML has no null: NaN figures (not measured) are left out."""
+    if isinstance(value, dict):
+        return {
+            k: _finite(v) for k, v in value.items() if not (isinstance(v, float) and not math.isfinite(v))
+        }
+    return value
+
+
+def load_server_profile(path: Path) -> dict[str, Any]:
+    """A ``server_profile.toml``; AgbenchError when it is not one."""
+    if not path.is_file():
+        raise AgbenchError(f"server profile not found: {path}")
+    data = load_toml(path)
+    if not isinstance(data.get("rates"), dict) or not isinstance(data.get("fit"), dict):
+        raise AgbenchError(f"{path} is not a server profile (no [rates] and [fit] tables)")
+    return data
+
+
+def measured_ranges(profile: dict[str, Any]) -> dict[str, list[float]]:
+    """What the profile measured: batch sizes, decode KV tokens, prompt contexts, masked cells."""
+    fit = profile.get("fit", {})
+    ranges = {
+        "decode_batch": fit.get("decode", {}).get("batch", []),
+        "decode_kv_tokens": fit.get("decode", {}).get("kv_tokens", []),
+        "prefill_context": fit.get("prefill", {}).get("context", []),
+        "masked_cells": fit.get("masked", {}).get("masked_cells", []),
+    }
+    return {k: [float(x) for x in v] for k, v in ranges.items() if v}
+
+
+__all__ = [
+    "MEASURED_RATES",
+    "fit_server_profile",
+    "load_server_profile",
+    "measured_ranges",
+    "write_server_profile",
+]
+
+
+def bootstrap_rates(
+    calls: list[dict[str, Any]], meta: dict[str, Any], draws: int, seed: int = 0
+) -> list[dict[str, float]]:
+    """The rates refitted on ``draws`` resamples (with replacement) of the profile's calls,
+    each probe resampled within itself: how far the coefficients move with the data."""
+    rng = np.random.default_rng(seed)
+    by_probe: dict[str, list[dict[str, Any]]] = {}
+    for c in calls:
+        by_probe.setdefault(c["probe"], []).append(c)
+    n_batch = int(meta["server"].get("batch_size") or 512)
+    out: list[dict[str, float]] = []
+    for _ in range(draws):
+        sample: list[dict[str, Any]] = []
+        for probe, rows in by_probe.items():
+            if probe == "masked_background":  # matched to their probes, kept whole
+                sample += rows
+                continue
+            sample += [rows[i] for i in rng.integers(0, len(rows), len(rows))]
+        try:
+            decode, _ = fit_decode(sample)
+            prefill, _ = fit_prefill(sample)
+        except AgbenchError:
+            continue
+        rates = {**decode, **prefill}
+        rates.update(fit_masked(sample, rates, n_batch)[0])
+        out.append(rates)
+    return out
+
+
+def repeat_drift(calls: list[dict[str, Any]]) -> dict[str, float]:
+    """The noise floor between repetitions minutes apart: the relative spread of the same grid
+    point's median time across repetitions (decode per token, prefill per token)."""
+
+    def spread(rows: list[dict[str, Any]], key: tuple[str, ...], value: Any) -> float:
+        groups: dict[tuple[Any, ...], dict[int, list[float]]] = {}
+        for r in rows:
+            v = value(r)
+            if v is None or v <= 0:
+                continue
+            point = tuple(r["params"].get(k) for k in key)
+            groups.setdefault(point, {}).setdefault(int(r["params"].get("rep", 0)), []).append(v)
+        logs = []
+        for reps in groups.values():
+            medians = [float(np.median(v)) for v in reps.values()]
+            if len(medians) >= 2:
+                logs.append(float(np.std(np.log(medians), ddof=1)))
+        return float(np.sqrt(np.mean(np.square(logs)))) if logs else math.nan
+
+    decode = spread(
+        _rows(calls, "decode"),
+        ("batch", "ctx"),
+        lambda r: (
+            r["predicted_ms"] / r["completion_tokens"]
+            if r["predicted_ms"] and r["completion_tokens"]
+            else None
+        ),
+    )
+    prefill = spread(
+        _rows(calls, "prefill"),
+        ("tokens",),
+        lambda r: (
+            r["prompt_ms"] / max(1, r["prompt_tokens"] - r["cached_tokens"]) if r["prompt_ms"] else None
+        ),
+    )
+    return {"decode_rel_sd": decode, "prefill_rel_sd": prefill}

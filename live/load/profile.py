@@ -1,0 +1,294 @@
+"""``agbench profile-server``: the model server measured alone, operator by operator.
+
+Vidur profiles each operator before it simulates; this does the same for a llama-server as
+launched: requests of exact sizes (the load generator's prompt builder, ``build_prompt``) sent in
+controlled groups, each measured with llama.cpp's own ``timings`` (``prompt_ms``,
+``predicted_ms``), which exclude queueing and HTTP time. Five probes:
+
+* **decode**: ``b`` sequences (1 .. ``--parallel``) decoding together at two context lengths.
+  Their prompts are cached first (one 1-token request each), so the burst's prompt work is one
+  token per sequence and every sequence decodes the whole time with all the others;
+* **prefill**: fresh prompts of several lengths alone, and follow-up turns whose prefix is
+  cached (the context a prompt's attention spans);
+* **masked** (unified pools): a prompt processed while background sequences, parked at set
+  sizes, decode beside it: their cells sit in the pool and every prompt batch spans them;
+* **restore**: follow-up turns whose conversation was moved to the host-memory prompt cache and
+  comes back (time between the request and the start of its prompt work, against fresh ones);
+* **cpu**: decode and prefill again while a busy loop holds one core.
+
+Each measured call is written to ``DIR/profile_calls.jsonl`` (probe, its parameters, the
+call's figures); ``calibration/server_profile.py`` fits ``DIR/server_profile.toml`` from them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agbench.config import ServerSettings
+from agbench.errors import AgbenchError
+from agbench.live.load.level import build_prompt
+from agbench.live.providers.chat_result import ChatResult
+from agbench.live.providers.openai_compatible import ChatClient
+from agbench.live.serving.llama_server import ManagedServer
+from agbench.live.trajectories.sizing import CounterCache, TokenCounter
+from agbench.load import RequestSpec
+
+CALLS_FILE = "profile_calls.jsonl"
+PROFILE_FILE = "server_profile.toml"
+#: Output tokens of one decode measurement (enough steps that the first one does not dominate).
+DECODE_TOKENS = 48
+BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
+
+
+@dataclass
+class ProfileOptions:
+    """What ``agbench profile-server`` was asked to measure."""
+
+    out: Path
+    server: ServerSettings = field(default_factory=ServerSettings)
+    local_url: str | None = None  # None: start a managed llama-server with ``server``
+    model: str = "smollm2-135m"
+    quick: bool = False  # the smallest grid: batch sizes 1 and --parallel, one background size
+    repeats: int = 2
+    quiet: bool = False
+
+
+@dataclass
+class Measured:
+    """One measured call: which probe, its parameters, and llama.cpp's figures."""
+
+    probe: str
+    params: dict[str, Any]
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    prompt_ms: float | None
+    predicted_ms: float | None
+    ttft_s: float | None
+    total_s: float
+    t_start: float
+    error_class: str
+
+
+def _measured(probe: str, params: dict[str, Any], r: ChatResult) -> Measured:
+    return Measured(
+        probe,
+        params,
+        r.prompt_tokens,
+        r.cached_tokens,
+        r.completion_tokens,
+        r.prompt_ms,
+        r.predicted_ms,
+        r.ttft_s,
+        r.total_s,
+        r.t_start,
+        r.error_class,
+    )
+
+
+class Profiler:
+    """Runs the probes against one server; every call is kept in ``self.calls``."""
+
+    def __init__(self, options: ProfileOptions, client: ChatClient, counter: TokenCounter) -> None:
+        self.o = options
+        self.client = client
+        self.counter = counter
+        self.calls: list[Measured] = []
+        self._n = 0
+        s = options.server
+        self.pool = s.n_ctx
+        self.slot_ctx = s.slot_ctx
+        self.parallel = max(1, s.n_parallel)
+
+    def _say(self, text: str) -> None:
+        if not self.o.quiet:
+            print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+    async def _prompt(self, tokens: int) -> list[dict[str, Any]]:
+        """A fresh prompt of exactly ``tokens`` templated tokens that no earlier one shares."""
+        self._n += 1
+        return await build_prompt(self.counter, RequestSpec(0.0, tokens, 1), self._n, "profile")
+
+    async def _send(self, messages: list[dict[str, Any]], max_tokens: int) -> ChatResult:
+        result = await self.client.chat(messages, max_tokens=max_tokens, extra_body=BODY)
+        if result.error_class:
+            raise AgbenchError(f"profile request failed: {result.error_class} {result.error}")
+        return result
+
+    def _keep(self, probe: str, params: dict[str, Any], result: ChatResult) -> None:
+        self.calls.append(_measured(probe, params, result))
+
+    def batch_sizes(self) -> list[int]:
+        if self.o.quick:
+            return sorted({1, self.parallel})
+        return sorted({b for b in (1, 2, 3, 4, 6, 8, 12, 16) if b <= self.parallel} | {self.parallel})
+
+    def _fits(self, b: int, prompt: int, out: int) -> bool:
+        need = prompt + out + 8
+        return need <= self.slot_ctx and (b * need <= self.pool if self.o.server.kv_unified else True)
+
+    # ---- probes ------------------------------------------------------------------------
+    async def decode(self, probe: str = "decode", batches: list[int] | None = None) -> None:
+        """``b`` sequences decoding together, prompts cached first, at two context lengths."""
+        contexts = [64, 512] if not self.o.quick else [64, 256]
+        for ctx in contexts:
+            for b in batches or self.batch_sizes():
+                if not self._fits(b, ctx, DECODE_TOKENS):
+                    continue
+                for rep in range(self.o.repeats):
+                    prompts = [await self._prompt(ctx) for _ in range(b)]
+                    for p in prompts:  # cache each prompt on a slot of its own
+                        await self._send(p, 1)
+                    results = await asyncio.gather(*(self._send(p, DECODE_TOKENS) for p in prompts))
+                    for r in results:
+                        self._keep(probe, {"batch": b, "ctx": ctx, "rep": rep}, r)
+                self._say(f"{probe}: batch {b}, context {ctx}")
+
+    def prompt_lengths(self) -> list[int]:
+        lengths = [64, 256, 1024] if not self.o.quick else [64, 512]
+        return [n for n in lengths if n + 8 <= self.slot_ctx]
+
+    async def prefill(self, probe: str = "prefill") -> None:
+        """Fresh prompts alone, and follow-ups on a cached prefix (context the prompt spans)."""
+        for n in self.prompt_lengths():
+            for rep in range(self.o.repeats):
+                self._keep(probe, {"tokens": n, "rep": rep}, await self._send(await self._prompt(n), 1))
+        if probe != "prefill":
+            return
+        base = min(1024 if not self.o.quick else 256, self.slot_ctx // 2)
+        for rep in range(self.o.repeats):
+            first = await self._prompt(base)
+            await self._send(first, 1)
+            follow = [*first, {"role": "assistant", "content": "ok"}]
+            await fit_follow_up(self.counter, follow, base + 128, f"follow|{self._n}")
+            self._keep("prefill_cached", {"cached": base, "rep": rep}, await self._send(follow, 1))
+        self._say(f"{probe}: prompts of {self.prompt_lengths()} tokens, and on a {base}-token prefix")
+
+    def masked_grid(self) -> list[tuple[int, int, int]]:
+        """(background sequences, cells each, probe prompt tokens) within the pool."""
+        grid: list[tuple[int, int, int]] = []
+        for k, share in ((1, 0.25), (1, 0.5), (2, 0.3)) if not self.o.quick else ((1, 0.4),):
+            held = int(self.pool * share)
+            for tokens in (64, 384):
+                if k > self.parallel - 1:
+                    continue
+                if k * (held + 256) + tokens + 64 <= self.pool and held + 256 <= self.slot_ctx:
+                    grid.append((k, held, tokens))
+        return grid
+
+    async def masked(self) -> None:
+        """A prompt processed while ``k`` background sequences holding cells decode beside it."""
+        if not self.o.server.kv_unified or self.parallel < 2:
+            return
+        for k, held, tokens in self.masked_grid():
+            for rep in range(self.o.repeats):
+                bg_prompts = [await self._prompt(held) for _ in range(k)]
+                for p in bg_prompts:
+                    await self._send(p, 1)  # cached: the backgrounds decode at once
+                probe_prompt = await self._prompt(tokens)
+                bg = [asyncio.create_task(self._send(p, 200)) for p in bg_prompts]
+                await asyncio.sleep(0.5)  # the backgrounds are decoding
+                t_sent = time.time()
+                result = await self._send(probe_prompt, 1)
+                self._keep("masked", {"background": k, "held": held, "tokens": tokens, "rep": rep}, result)
+                for r in await asyncio.gather(*bg):
+                    self._keep("masked_background", {"background": k, "held": held, "probe_sent": t_sent}, r)
+            self._say(f"masked: {k} background sequence(s) of {held} cells, {tokens}-token prompt")
+
+    async def restore(self) -> None:
+        """Follow-ups whose conversation went to the host-memory prompt cache and came back:
+        ``parallel + 1`` conversations one after the other push the first out of its slot."""
+        size = min(512, self.slot_ctx // 3)
+        for rep in range(self.o.repeats):
+            convs = [await self._prompt(size) for _ in range(self.parallel + 1)]
+            for c in convs:
+                self._keep("restore_fresh", {"tokens": size, "rep": rep}, await self._send(c, 1))
+            follow = [*convs[0], {"role": "assistant", "content": "ok"}]
+            await fit_follow_up(self.counter, follow, size + 32, f"restore|{self._n}")
+            self._keep("restore", {"tokens": size, "rep": rep}, await self._send(follow, 1))
+        self._say(f"restore: {size}-token conversations through the prompt cache")
+
+    async def cpu_busy(self) -> None:
+        """Decode at batch 1 and prefill alone while a busy loop holds one core."""
+        loop = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        try:
+            await asyncio.sleep(0.5)
+            await self.decode("decode_cpu_busy", batches=[1])
+            await self.prefill("prefill_cpu_busy")
+        finally:
+            loop.kill()
+            loop.wait()
+        self._say("cpu: one core busy")
+
+    async def run_all(self) -> None:
+        await self.decode()
+        await self.prefill()
+        await self.masked()
+        await self.restore()
+        await self.cpu_busy()
+
+
+async def fit_follow_up(counter: TokenCounter, messages: list[dict[str, Any]], tokens: int, key: str) -> None:
+    """Append a user turn so the whole prompt is ``tokens`` long (prefix unchanged)."""
+    from agbench.live.trajectories.sizing import fit_last_message
+
+    messages.append({"role": "user", "content": ""})
+    await fit_last_message(counter, messages, tokens, "Continue.\n", key)
+
+
+async def _profile(options: ProfileOptions, url: str, alias: str) -> list[Measured]:
+    counters = CounterCache()
+    client = ChatClient(url, alias, max_retries=0)
+    try:
+        counter = await counters.counter(url)
+        profiler = Profiler(options, client, counter)
+        await profiler.run_all()
+        return profiler.calls
+    finally:
+        await client.aclose()
+        await counters.aclose()
+
+
+def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Measure the server and write ``profile_calls.jsonl``; returns the calls and how they were
+    measured, for the fit (calibration/server_profile.py, which live never imports: the CLI
+    joins the two)."""
+    options.out.mkdir(parents=True, exist_ok=True)
+    managed: ManagedServer | None = None
+    url, alias = options.local_url, options.model
+    t0 = time.time()
+    try:
+        if url is None:
+            managed = ManagedServer(options.server, log_path=options.out / "llama-server.log")
+            managed.start()
+            url, alias = managed.url, managed.alias
+        calls = asyncio.run(_profile(options, url, alias))
+    finally:
+        if managed is not None:
+            managed.stop()
+    path = options.out / CALLS_FILE
+    path.write_text("".join(json.dumps(asdict(c)) + "\n" for c in calls), encoding="utf-8")
+    meta = {
+        "server": options.server.to_dict(),
+        "managed": options.local_url is None,
+        "url": options.local_url,
+        "quick": options.quick,
+        "wall_s": round(time.time() - t0, 1),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    return [asdict(c) for c in calls], meta
+
+
+def finite(x: float | None) -> bool:
+    return x is not None and math.isfinite(x)
+
+
+__all__ = ["CALLS_FILE", "PROFILE_FILE", "ProfileOptions", "Profiler", "run_profile"]

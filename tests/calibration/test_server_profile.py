@@ -1,0 +1,230 @@
+"""The server profile: fits recover known rates, calibration lays them over a run, the simulator
+flags what leaves the measured range, and ``agbench profile-server`` measures a real server.
+
+The fit tests build profiler calls from a known ``ServerRates`` (the form the simulator
+integrates), so recovering it checks the regression design, not a figure of this machine.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agbench.calibration import calibrate
+from agbench.calibration.intervals import rate_draws
+from agbench.calibration.server_profile import fit_server_profile, write_server_profile
+from agbench.errors import AgbenchError
+from agbench.sim.profiles import ServerRates
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "calibration" / "reference" / "run"
+TRUE = ServerRates(
+    prefill_tok_s=180.0,
+    prefill_ctx_slowdown_per_k=0.3,
+    prefill_masked_batch_s_per_k=0.05,
+    prefill_masked_token_s_per_k=0.0004,
+    decode_step_s=0.012,
+    decode_step_per_seq_s=0.006,
+    decode_step_per_kv_token_s=2e-6,
+)
+META = {"server": {"n_ctx": 4096, "n_parallel": 4, "kv_unified": True, "threads": 1, "batch_size": 512}}
+
+
+def _call(probe: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    base = {
+        "probe": probe,
+        "params": params,
+        "prompt_tokens": 1,
+        "cached_tokens": 0,
+        "completion_tokens": 1,
+        "prompt_ms": None,
+        "predicted_ms": None,
+        "ttft_s": 0.1,
+        "total_s": 0.2,
+        "t_start": 0.0,
+        "error_class": "",
+    }
+    return {**base, **kw}
+
+
+def synthetic_calls(noise: float = 0.0, seed: int = 0) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+
+    def jitter() -> float:
+        return float(math.exp(rng.normal(0.0, noise))) if noise else 1.0
+
+    calls = []
+    for rep in range(2):
+        for ctx in (64, 512):
+            for b in (1, 2, 3, 4):
+                out = 48
+                tau = TRUE.decode_step(b, b * (ctx + out / 2))
+                for _ in range(b):
+                    calls.append(
+                        _call(
+                            "decode",
+                            {"batch": b, "ctx": ctx, "rep": rep},
+                            prompt_tokens=ctx,
+                            completion_tokens=out,
+                            predicted_ms=tau * out * 1000 * jitter(),
+                        )
+                    )
+        for n in (64, 256, 1024):
+            ms = n / TRUE.prefill_rate(n / 2) * 1000 * jitter()
+            calls.append(_call("prefill", {"tokens": n, "rep": rep}, prompt_tokens=n, prompt_ms=ms))
+        cached, n = 1024, 128
+        ms = n / TRUE.prefill_rate(cached + n / 2) * 1000 * jitter()
+        calls.append(
+            _call(
+                "prefill_cached",
+                {"cached": cached, "rep": rep},
+                prompt_tokens=cached + n,
+                cached_tokens=cached,
+                prompt_ms=ms,
+            )
+        )
+    # masked: one background of ``held`` cells that generates nothing meanwhile (its rate is 0)
+    for i, (held, n) in enumerate(((1024, 64), (1024, 384), (2048, 64), (2048, 384))):
+        t0 = 100.0 * (i + 1)
+        prompt_s = n / TRUE.prefill_rate(n / 2) + TRUE.decode_step(1, held) + TRUE.masked_s(held, n)
+        calls.append(
+            _call(
+                "masked",
+                {"background": 1, "held": held, "tokens": n, "rep": 0},
+                prompt_tokens=n,
+                prompt_ms=prompt_s * 1000,
+                ttft_s=prompt_s,
+                total_s=prompt_s,
+                t_start=t0,
+            )
+        )
+        calls.append(
+            _call(
+                "masked_background",
+                {"background": 1, "held": held, "probe_sent": t0},
+                prompt_tokens=held,
+                completion_tokens=1,
+                predicted_ms=1e-3,
+                ttft_s=1e9,
+                t_start=t0,
+            )
+        )
+    return calls
+
+
+def test_the_fit_recovers_the_rates_it_was_built_from() -> None:
+    tables = fit_server_profile(synthetic_calls(), META)
+    rates = tables["rates"]
+    for name in ("prefill_tok_s", "decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s"):
+        assert rates[name] == pytest.approx(getattr(TRUE, name), rel=0.02), name
+    assert rates["prefill_ctx_slowdown_per_k"] == pytest.approx(TRUE.prefill_ctx_slowdown_per_k, rel=0.05)
+    assert rates["prefill_masked_token_s_per_k"] == pytest.approx(TRUE.prefill_masked_token_s_per_k, rel=0.1)
+    assert rates["prefill_masked_batch_s_per_k"] == pytest.approx(TRUE.prefill_masked_batch_s_per_k, rel=0.1)
+    fit = tables["fit"]
+    assert fit["decode"]["batch"] == [1.0, 4.0]
+    assert fit["masked"]["masked_cells"] == [1024.0, 2048.0]
+    assert fit["decode"]["median_abs_rel_error"] < 1e-3
+
+
+def test_noisy_calls_give_bootstrap_draws_and_a_drift(tmp_path: Path) -> None:
+    path = write_server_profile(synthetic_calls(noise=0.05), META, tmp_path / "server_profile.toml")
+    data = tomllib.loads(path.read_text())
+    assert len(data["bootstrap"]["rates"]) >= 10
+    assert 0.0 < data["noise"]["decode_rel_sd"] < 0.2
+    draws = rate_draws(
+        {"server_profile": {"bootstrap": data["bootstrap"]["rates"], "noise": data["noise"]}}, 8
+    )
+    spread = {round(d["decode_step_s"], 6) for d in draws}
+    assert len(draws) == 8
+    assert len(spread) > 1
+
+
+def test_too_few_decode_calls_is_an_error() -> None:
+    with pytest.raises(AgbenchError, match="decode"):
+        fit_server_profile([c for c in synthetic_calls() if c["probe"] != "decode"], META)
+
+
+@pytest.mark.skipif(not (REFERENCE / "run.json").is_file(), reason="the reference dataset is not here")
+def test_calibrating_on_a_profile_takes_its_rates_and_keeps_its_ranges(tmp_path: Path) -> None:
+    server_profile = write_server_profile(synthetic_calls(), META, tmp_path / "server_profile.toml")
+    out = calibrate([REFERENCE], tmp_path / "p.toml", concurrency=[1], server_profile=server_profile)
+    data = tomllib.loads(out.read_text())
+    rates = data["server"]["rates"]
+    assert rates["decode_step_s"] == pytest.approx(TRUE.decode_step_s, rel=0.02)
+    assert rates["source"] == "measured"
+    assert "server profile" in rates["sources"]["prefill_tok_s"]
+    assert data["fit"]["concurrency"] == [1]
+    assert data["fit"]["server_profile"]["ranges"]["decode_batch"] == [1.0, 4.0]
+    assert "decode_step_s" in data["fit"]["server_from_run"]
+
+
+def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> None:
+    bogus = tmp_path / "x.toml"
+    bogus.write_text("[server]\nthreads = 1\n")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agbench.cli",
+            "calibrate",
+            str(REFERENCE),
+            "--server-profile",
+            str(bogus),
+            "--fit-concurrency",
+            "1",
+            "-o",
+            str(tmp_path / "p.toml"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "not a server profile" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.server
+@pytest.mark.slow
+def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agbench.cli",
+            "profile-server",
+            "--quick",
+            "--repeats",
+            "1",
+            "--ctx",
+            "2048",
+            "--kv-unified",
+            "--threads",
+            "1",
+            "--parallel",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
+    )
+    assert result.returncode == 0, result.stderr
+    data = tomllib.loads((tmp_path / "server_profile.toml").read_text())
+    assert data["server"]["n_ctx"] == 2048
+    assert data["server"]["kv_unified"] is True
+    assert data["rates"]["prefill_tok_s"] > 0
+    assert data["rates"]["decode_step_s"] > 0
+    assert data["fit"]["decode"]["batch"] == [1.0, 2.0]
+    assert data["fit"]["masked"]["samples"] >= 1 or "note" in data["fit"]["masked"]
+    assert (tmp_path / "profile_calls.jsonl").is_file()

@@ -330,6 +330,13 @@ def _tar_bomb() -> bytes:
     return buf.getvalue()
 
 
+def imported(task: Task) -> bool:
+    """A task imported from another suite's format (Harbor): its own tests grade it, and agbench
+    adds no checks to them, so a class that asks more of an end state than they do is n/a."""
+    origin = task.metadata.get("origin")
+    return isinstance(origin, dict) and origin.get("format") == "harbor"
+
+
 def state_class_cases(
     task: Task, state: Path, inputs: dict[str, str], oracle_state: dict[str, str]
 ) -> tuple[list[Case], list[NotApplicable]]:
@@ -398,31 +405,11 @@ def state_class_cases(
         )
     else:
         na.append(NotApplicable("archive bomb", "the task writes no archive"))
-    edited: dict[str, bytes] = {}
-    for rel in written:
-        if rel not in inputs:
-            continue
-        try:
-            before = (task.environment_dir / rel).read_text(encoding="utf-8").splitlines()
-            after = (state / rel).read_text(encoding="utf-8").splitlines()
-        except (UnicodeDecodeError, OSError):
-            continue
-        changed = [line + _DESTRUCTIVE if line not in before and line.strip() else line for line in after]
-        if changed != after:
-            edited[rel] = ("\n".join(changed) + "\n").encode()
-    if edited:
-        cases.append(
-            Case(
-                "adversarial",
-                f"'{_DESTRUCTIVE.strip()}' appended to every line the oracle changed",
-                write=edited,
-                cls="destructive extra command",
-            )
-        )
+    destructive = _destructive_case(task, state, inputs, written)
+    if isinstance(destructive, Case):
+        cases.append(destructive)
     else:
-        na.append(
-            NotApplicable("destructive extra command", "the oracle changes no line of an input text file")
-        )
+        na.append(destructive)
     secrets = [item.item.encode() for item in task.sensitive_items]
     copies: dict[str, bytes] = {}
     for rel in inputs:
@@ -443,3 +430,31 @@ def state_class_cases(
     else:
         na.append(NotApplicable("secret copy", "the task removes no sensitive item from its inputs"))
     return cases, na
+
+
+def _destructive_case(
+    task: Task, state: Path, inputs: dict[str, str], written: list[str]
+) -> Case | NotApplicable:
+    """Every input line the oracle changed, with a destructive command appended."""
+    if imported(task):
+        return NotApplicable("destructive extra command", "an imported task: its own tests are the verifier")
+    edited: dict[str, bytes] = {}
+    for rel in written:
+        if rel not in inputs:
+            continue
+        try:
+            before = (task.environment_dir / rel).read_text(encoding="utf-8").splitlines()
+            after = (state / rel).read_text(encoding="utf-8").splitlines()
+        except (UnicodeDecodeError, OSError):
+            continue
+        changed = [line + _DESTRUCTIVE if line not in before and line.strip() else line for line in after]
+        if changed != after:
+            edited[rel] = ("\n".join(changed) + "\n").encode()
+    if not edited:
+        return NotApplicable("destructive extra command", "the oracle changes no line of an input text file")
+    return Case(
+        "adversarial",
+        f"'{_DESTRUCTIVE.strip()}' appended to every line the oracle changed",
+        write=edited,
+        cls="destructive extra command",
+    )

@@ -306,10 +306,15 @@ def check_fork_bomb(backend: str, tmp_path: Path) -> None:
             assert after.stdout_text.strip() == "alive"
             # The bomb is gone: only init, a keep-alive and this probe remain.
             count = "import os; print(sum(d.isdigit() for d in os.listdir('/proc')))"
+            left = PIDS
             for _ in range(50):
-                left = int((await sb.exec(["python3", "-c", count], timeout_s=30)).stdout_text)
-                if left <= 5:
-                    break
+                probe = await sb.exec(["python3", "-c", count], timeout_s=30)
+                # While the bomb's processes are still being reaped the probe itself may fail
+                # to fork (empty output); that is "not gone yet", not a count.
+                if probe.exit_code == 0 and probe.stdout_text.strip().isdigit():
+                    left = int(probe.stdout_text)
+                    if left <= 5:
+                        break
                 await asyncio.sleep(0.1)
             assert left <= 5
         finally:

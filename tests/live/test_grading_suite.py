@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,22 +94,6 @@ async def _exhaust_all(task: Task, backend: str, root: Path) -> list[str]:
     return problems
 
 
-@pytest.fixture(scope="module")
-def docker_backend() -> Iterator[str]:
-    if shutil.which("dockerd") is None and shutil.which("docker") is None:
-        pytest.skip("Docker not installed")
-    from agbench.live.sandbox.docker import shared_daemon, stop_shared_daemon
-    from agbench.live.sandbox.images import ensure_docker_image
-
-    client = shared_daemon().client()
-    try:
-        ensure_docker_image(client)
-    finally:
-        client.close()
-    yield "docker"
-    stop_shared_daemon()
-
-
 @pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
 def test_exhaustion_never_fails_the_grader_bwrap(task: Task, tmp_path: Path) -> None:
     problems = asyncio.run(_exhaust_all(task, "bwrap", tmp_path))
@@ -118,7 +101,8 @@ def test_exhaustion_never_fails_the_grader_bwrap(task: Task, tmp_path: Path) -> 
 
 
 @pytest.mark.docker
+@pytest.mark.usefixtures("docker_daemon")
 @pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
-def test_exhaustion_never_fails_the_grader_docker(task: Task, docker_backend: str, tmp_path: Path) -> None:
-    problems = asyncio.run(_exhaust_all(task, docker_backend, tmp_path))
+def test_exhaustion_never_fails_the_grader_docker(task: Task, tmp_path: Path) -> None:
+    problems = asyncio.run(_exhaust_all(task, "docker", tmp_path))
     assert not problems, "\n".join(problems)

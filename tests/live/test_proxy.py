@@ -36,7 +36,7 @@ def run_through_proxy(
             )
             async with RecordingProxy({"cloud": upstream}, raw_log, records.append) as proxy:
                 token = proxy.register_attempt(ATTEMPT, SENSITIVE)
-                base = proxy.base_url("cloud", token, agent="lead")
+                base = proxy.base_url("cloud", token, agent="cloud")
                 results = []
                 async with ChatClient(
                     base, "agent-says-this", api_key="agent-dummy-key", max_retries=0
@@ -76,7 +76,7 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
     assert "agent-dummy-key" not in json.dumps(fake.requests)
     # One record, attributed, measured, priced, with each sensitive item once.
     (record,) = records
-    assert (record.upstream, record.endpoint, record.agent) == ("cloud", "cloud", "lead")
+    assert (record.upstream, record.endpoint, record.agent) == ("cloud", "cloud", "cloud")
     rows = record.model_calls()
     assert len(rows) == 1
     row = rows[0]
@@ -85,7 +85,7 @@ def test_stream_passthrough_key_swap_redaction_and_exposures(tmp_path: Path) -> 
         0,
         "HLL",
         2,
-        "lead",
+        "cloud",
     )
     assert row.completion_tokens == 4
     assert row.ttft_s is not None

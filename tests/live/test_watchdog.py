@@ -89,11 +89,13 @@ def test_attempt_in_flight_fails_as_infrastructure_and_later_ones_proceed(tmp_pa
     synthesize(tasks).save(trajectories)
     run_dir = tmp_path / "run"
     killed: list[str] = []
+    sweep_done = threading.Event()
 
     def kill_mid_attempt() -> None:
-        """SIGKILL the server once the second attempt is in flight (its journal has no row yet)."""
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not killed:
+        """SIGKILL the server once the second attempt is in flight (its journal has no row yet).
+        It watches for as long as the sweep runs: a fixed window is too short when another test
+        worker shares the cores."""
+        while not sweep_done.is_set() and not killed:
             try:
                 seen = RunStore(run_dir).attempts() if (run_dir / "run.json").is_file() else {}
             except Exception:
@@ -110,7 +112,10 @@ def test_attempt_in_flight_fails_as_infrastructure_and_later_ones_proceed(tmp_pa
         archs=[Architecture.LO], concurrency=[1], limit=3, agent="replay", trajectories=trajectories,
         out=run_dir, runs_root=tmp_path / "runs", quiet=True, write_reports=False,
     )  # fmt: skip
-    run_sweep(options)
+    try:
+        run_sweep(options)
+    finally:
+        sweep_done.set()
     killer.join(5)
     assert killed, "the server was never killed"
     store = RunStore.open(run_dir)

@@ -71,11 +71,15 @@ def test_hung_server_is_killed_and_restarted(tmp_path: Path) -> None:
 
 
 def server_processes() -> list[psutil.Process]:
-    me = psutil.Process()
-    return [
-        p for p in me.children(recursive=True)
-        if "agbench.live.serving.server_process" in " ".join(p.cmdline())
-    ]  # fmt: skip
+    """Live model-server children; a killed one not yet reaped (a zombie) is not running."""
+    found = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if "agbench.live.serving.server_process" in " ".join(p.cmdline()):
+                found.append(p)
+        except (psutil.ZombieProcess, psutil.NoSuchProcess):
+            continue
+    return found
 
 
 @pytest.mark.bwrap

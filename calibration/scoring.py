@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from agbench.results import ConfigurationSummary
+from agbench.status import Status
 
 #: Per-row bounds a row must meet to pass: relative metrics in %, counts as an absolute difference.
 ROW_BOUNDS_PCT: dict[str, float] = {
@@ -29,7 +30,7 @@ ROW_BOUNDS_PCT: dict[str, float] = {
     "ttft_p50_s": 10.0,
 }
 DEFAULT_BOUND_PCT = 10.0
-ROW_BOUNDS_ABS: dict[str, float] = {"success": 0.0, "context_limit": 1.0}
+ROW_BOUNDS_ABS: dict[str, float] = {Status.SUCCESS.value: 0.0, Status.CONTEXT_LIMIT.value: 1.0}
 #: A peak KV at or above this fraction of the pool is "at the cap".
 SATURATED_FRACTION = 0.98
 

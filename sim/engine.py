@@ -24,8 +24,9 @@ from agbench.records import TaskRun
 from agbench.sim.agents.task_agent import SimWorld, TaskAgent
 from agbench.sim.entities.cloud import CloudAPI
 from agbench.sim.entities.cpu import ProcessorSharingCPU
-from agbench.sim.entities.local_server import LocalServer, sample_recorder
+from agbench.sim.entities.local_server import LocalServer
 from agbench.sim.entities.per_token_server import PerTokenServer
+from agbench.sim.entities.server_sampling import sample_recorder
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask, Workload
 

@@ -22,7 +22,8 @@ from agbench.load import LoadLevel, RequestSpec, level_to_dict, load_configurati
 from agbench.records import ModelCall
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim.entities.cpu import ProcessorSharingCPU
-from agbench.sim.entities.local_server import LocalRequest, LocalServer, sample_recorder
+from agbench.sim.entities.local_server import LocalRequest, LocalServer
+from agbench.sim.entities.server_sampling import sample_recorder
 from agbench.sim.profiles import Profile
 from agbench.sim.scenario import Scenario, load_scenario
 from agbench.status import Status

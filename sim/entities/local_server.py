@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from agbench.attempt import Endpoint, ErrorClass
+from agbench.attempt import ErrorClass
 from agbench.errors import AgbenchError
-from agbench.records import ServerSample
 from agbench.sim.entities.batch_loop import EPS, BatchLoop
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_request import LocalRequest
@@ -34,20 +32,8 @@ from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
 
-SampleHook = Callable[..., None]  # (server, *, t=None, kv=None): a sample of the server now or at t
-
-
-def sample_recorder(env: simpy.Environment, ids: dict[str, Any], records: list[Any]) -> SampleHook:
-    """A sample hook that appends ``server_samples`` rows (identity ``ids``) to ``records``."""
-
-    def sample(
-        s: LocalServer, name: str = Endpoint.LOCAL.value, *, t: float | None = None, kv: float | None = None
-    ) -> None:
-        records.append(
-            ServerSample(**ids, server=name, t=env.now if t is None else t, **s.sample_figures(kv))
-        )
-
-    return sample
+if TYPE_CHECKING:
+    from agbench.sim.entities.server_sampling import SampleHook
 
 
 class LocalServer(BatchLoop):
@@ -503,15 +489,14 @@ class LocalServer(BatchLoop):
         self._schedule_next(next_dt, used, prefill_each * n_prefilling + decode_each * batch)
 
     def _saw(self, batch: int, kv_decoding: float, context: float, masked: float) -> None:
-        seen = self.seen
-        if batch > seen["decode_batch"]:
-            seen["decode_batch"] = float(batch)
-        if kv_decoding > seen["decode_kv_tokens"]:
-            seen["decode_kv_tokens"] = kv_decoding
-        if context > seen["prefill_context"]:
-            seen["prefill_context"] = context
-        if masked > seen["masked_cells"]:
-            seen["masked_cells"] = masked
+        """The largest inputs the rates were used at (checked against the profile's range)."""
+        for key, value in (
+            ("decode_batch", float(batch)),
+            ("decode_kv_tokens", kv_decoding),
+            ("prefill_context", context),
+            ("masked_cells", masked),
+        ):
+            self.seen[key] = max(self.seen[key], value)
 
     def _schedule_next(self, next_dt: float, used: float, growth: float) -> None:
         """After a re-plan: the KV peak, the moment a unified pool fills (if sooner than

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Records the held-out test sets ONCE, from a frozen commit (never re-recorded, never used to
+# choose a mechanism):
+#   bash calibration/reference/record_test_sets.sh
+# Two workloads that differ from the development set (record.sh) in their tasks (one or two per
+# category, none of the development set's but sys-cron-backup, as the category has two tasks),
+# their KV pool and their thread count; otherwise the same machine set-up (real llama-server,
+# SmolLM2-135M, managed, a unified pool, the cloud stand-in, the replay agent on synthesised
+# trajectories), LO/CO/HCL/HLL at C = 1, 2, 3, 4, 6, 8:
+#   test-pool2048-t1: a 2,048-cell pool, one server thread;
+#   test-pool8192-t2: an 8,192-cell pool, two server threads (the cores tools use too).
+# Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
+# eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
+# profiles, then both second sweeps, so that a stopped recording still has whole sets.
+# Runs at nice -10 (root) so that other work on the machine, run at nice 19, yields to it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+AGBENCH="${AGBENCH:-.venv/bin/agbench}"
+REF=calibration/reference
+LEVELS=1,2,3,4,6,8
+A_TASKS=(lf-contacts-merge rt-dishwasher-error calc-split-trip off-meeting-actions
+         mm-voice-memo-durations sci-hrv-rmssd sys-photo-sync-unit term-fix-ledger-bug)
+B_TASKS=(lf-mbox-practice rt-recall-check calc-tou-electricity off-payroll-march
+         mm-private-screenshots sci-outbreak-sir sys-cron-backup term-env-from-template)
+
+settings() {  # NAME -> ctx threads
+  case "$1" in
+    test-pool2048-t1) echo "2048 1" ;;
+    test-pool8192-t2) echo "8192 2" ;;
+  esac
+}
+
+task_args() {  # NAME -> --task ... (one per line)
+  local -n tasks="$2"
+  for t in "${tasks[@]}"; do printf -- '--task\n%s\n' "$t"; done
+}
+
+begin() {  # NAME: trajectories and the commit, once
+  local here="$REF/$1" var="$2"
+  mkdir -p "$here"
+  mapfile -t args < <(task_args "$1" "$var")
+  git rev-parse HEAD > "$here/recorded_at_commit.txt"
+  "$AGBENCH" trajectories synth "${args[@]}" -o "$here/trajectories.jsonl"
+}
+
+sweep() {  # NAME TASKVAR OUTNAME
+  local here="$REF/$1" out="$REF/$1/$3"
+  read -r ctx threads < <(settings "$1")
+  mapfile -t args < <(task_args "$1" "$2")
+  rm -rf "$out"
+  { date -u +%FT%TZ; uptime; } > "$here/$3.load_before.txt"
+  nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$here/trajectories.jsonl" \
+    --archs LO,CO,HCL,HLL --concurrency "$LEVELS" "${args[@]}" \
+    --local-ctx "$ctx" --local-kv-unified --local-threads "$threads" --out "$out" --quiet
+  { date -u +%FT%TZ; uptime; } > "$here/$3.load_after.txt"
+  cp "$here/trajectories.jsonl" "$out/trajectories.jsonl"
+  rm -rf "$out/journal" "$out/traces/parts" "$out/raw_responses.jsonl" "$out/logs" \
+    "$out/llama-server.log" "$out/timeline.json"
+}
+
+profile() {  # NAME
+  local here="$REF/$1"
+  read -r ctx threads < <(settings "$1")
+  { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
+  nice -n -10 "$AGBENCH" profile-server --quick --repeats 2 --ctx "$ctx" --kv-unified \
+    --threads "$threads" --parallel 8 --out "$here/profile" --quiet
+  { date -u +%FT%TZ; uptime; } > "$here/profile.load_after.txt"
+  cp "$here/profile/server_profile.toml" "$here/server_profile.toml"
+  rm -f "$here/profile/llama-server.log"
+}
+
+begin test-pool2048-t1 A_TASKS
+begin test-pool8192-t2 B_TASKS
+sweep test-pool2048-t1 A_TASKS run
+profile test-pool2048-t1
+sweep test-pool8192-t2 B_TASKS run
+profile test-pool8192-t2
+sweep test-pool2048-t1 A_TASKS run-2
+sweep test-pool8192-t2 B_TASKS run-2
+rm -rf "$REF/latest" runs/latest
+du -sh "$REF"/test-pool*-t*

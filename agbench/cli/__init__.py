@@ -9,6 +9,7 @@ import ``agbench.live``, ``agbench.sim`` and ``agbench.calibration``.
 from __future__ import annotations
 
 from agbench.cli import (
+    bench,
     calibration,
     doctor,
     load,
@@ -24,6 +25,7 @@ from agbench.cli import (
 from agbench.cli.app import main
 
 __all__ = [
+    "bench",
     "calibration",
     "doctor",
     "load",

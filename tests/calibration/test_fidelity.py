@@ -1,55 +1,123 @@
-"""bench/fidelity.py on the committed open-loop reference: every target gets a held-out figure.
+"""``agbench bench fidelity`` (calibration/fidelity.py): sets, protocols, verdicts, noise floor.
 
-Only the load reference (``calibration/reference/load``) is used here: its open-loop simulation
-takes seconds, where the sweep references' take minutes. The figures are measured, not asserted
-(they depend on how quiet the machine was while the reference was recorded); what is asserted
-is that the fit used the two lowest rates only and that each target is judged on held-out rows.
+Only the load reference (``calibration/reference/load``) is simulated here: its open-loop
+simulation takes seconds, where the sweep references' take minutes. The figures are measured,
+not asserted (they depend on how quiet the machine was while the reference was recorded); what
+is asserted is that the fit used the two lowest rates only, that each target is judged on
+held-out rows, how the sets are found, and the noise floor's arithmetic.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from click.testing import CliRunner
+
+from agbench.calibration.fidelity import (
+    LOAD_TARGETS,
+    SWEEP_TARGETS,
+    held_out_report,
+    is_load_run,
+    judge,
+    noise_floor_table,
+    reference_sets,
+)
+from agbench.cli import main
+from agbench.results.validation import MetricValidation, ValidationReport, ValidationRow
 
 ROOT = Path(__file__).resolve().parents[2]
 LOAD_REFERENCE = ROOT / "calibration" / "reference" / "load"
-
-pytestmark = pytest.mark.skipif(
+needs_load_reference = pytest.mark.skipif(
     not (LOAD_REFERENCE / "run.json").is_file(), reason="the load reference is not in this checkout"
 )
 
 
-def _fidelity() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "bench" / "fidelity.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fidelity"] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
+@needs_load_reference
 def test_the_load_reference_is_fitted_low_and_judged_high(tmp_path: Path) -> None:
-    fidelity = _fidelity()
-    assert fidelity.is_load_run(LOAD_REFERENCE)
-    report = fidelity.held_out_report(LOAD_REFERENCE, tmp_path, [1, 2], 2)
-    assert report["fitted_levels"] == ["rate-0.2", "rate-0.5"]
-    for target in fidelity.LOAD_TARGETS:
-        rows = report["metrics"][target.metric]["rows"]
-        assert [r["held_out"] for r in rows] == [False, False, True, True]
-        verdict = fidelity.judge(report, target)
-        assert verdict["rows"] == 2
-        assert verdict["figure"] == verdict["worst"]  # "each within": the worst level counts
-        assert verdict["met"] == (verdict["worst"] <= target.bound)
+    assert is_load_run(LOAD_REFERENCE)
+    report = held_out_report(LOAD_REFERENCE, tmp_path, [1, 2], 2)
+    assert report.fitted_levels == ["rate-0.2", "rate-0.5"]
+    for target in LOAD_TARGETS:
+        rows = report.metrics[target.metric].rows
+        assert [r.held_out for r in rows] == [False, False, True, True]
+        verdict = judge(report, target)
+        assert verdict.rows == 2
+        assert verdict.figure == verdict.worst  # "each within": the worst level counts
+        assert verdict.worst is not None
+        assert verdict.met == (verdict.worst <= target.bound)
+
+
+def _run(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps({"agent_kind": "replay"}))
+    return folder
+
+
+def test_sets_are_found_development_and_test_apart(tmp_path: Path) -> None:
+    _run(tmp_path / "run")
+    _run(tmp_path / "model")
+    (tmp_path / "dev-profile").mkdir()
+    (tmp_path / "dev-profile" / "server_profile.toml").write_text("")
+    _run(tmp_path / "test-a" / "run")
+    _run(tmp_path / "test-a" / "run-2")
+    (tmp_path / "test-a" / "server_profile.toml").write_text("")
+    _run(tmp_path / "test-b" / "run")
+    (tmp_path / "test-c").mkdir()  # nothing recorded: left out
+    sets = reference_sets(tmp_path)
+    assert [s.name for s in sets] == ["development", "test test-a", "test test-b"]
+    dev, a, b = sets
+    assert dev.runs == [tmp_path / "run", tmp_path / "model"]
+    assert dev.server_profile == tmp_path / "dev-profile" / "server_profile.toml"
+    assert a.repeats == [tmp_path / "test-a" / "run-2"]
+    assert b.server_profile is None
+    assert b.repeats == [None]
+    assert [s.name for s in reference_sets(tmp_path, "test")] == ["test test-a", "test test-b"]
+
+
+def _report(lives: dict[tuple[str, int], float]) -> ValidationReport:
+    rows = [
+        ValidationRow(architecture=arch, concurrency=c, held_out=c > 1, live=live, sim=live)
+        for (arch, c), live in lives.items()
+    ]
+    return ValidationReport(metrics={"suite_wall_s": MetricValidation(kind="pct", rows=rows)})
+
+
+def test_the_noise_floor_compares_the_two_recordings_on_held_out_rows() -> None:
+    first = _report({("LO", 1): 10.0, ("LO", 2): 100.0, ("CO", 2): 50.0})
+    second = _report({("LO", 1): 99.0, ("LO", 2): 110.0, ("CO", 2): 45.0})
+    table = noise_floor_table(first, second, SWEEP_TARGETS)
+    (line,) = [row for row in table.splitlines() if row.startswith("suite wall")]
+    # held out: LO C=2 (+10 %) and CO C=2 (-10 %); the fitted C=1 row is not counted
+    assert line.split()[-3:] == ["2", "10.0%", "10.0%"]
+
+
+def test_a_row_missing_on_one_side_is_a_miss() -> None:
+    rows = [
+        ValidationRow(architecture="LO", concurrency=2, held_out=True, live=1.0, sim=1.0, error_pct=0.0),
+        ValidationRow(architecture="LO", concurrency=4, held_out=True, live=1.0, missing=True),
+    ]
+    report = ValidationReport(metrics={"suite_wall_s": MetricValidation(kind="pct", rows=rows)})
+    verdict = judge(report, SWEEP_TARGETS[1])
+    assert verdict.mape == 0.0
+    assert verdict.missing == 1
+    assert not verdict.met
+
+
+def test_a_directory_that_is_not_a_run_is_a_one_line_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["bench", "fidelity", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not a run directory" in result.output
+    result = CliRunner().invoke(main, ["bench", "fidelity", "--references", str(tmp_path / "none")])
+    assert result.exit_code == 2
+    assert "no reference folder" in result.output
 
 
 @pytest.mark.slow
-def test_a_directory_that_is_not_a_run_is_a_one_line_error(tmp_path: Path) -> None:
+def test_the_script_is_the_command(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "fidelity.py"), str(tmp_path)],
         capture_output=True,

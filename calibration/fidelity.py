@@ -1,0 +1,382 @@
+"""How well the simulator predicts live runs it never saw, per reference set, against the targets.
+
+``agbench bench fidelity`` (and ``bench/fidelity.py``) print it. A reference folder (the
+checkout's ``calibration/reference``) holds two kinds of set, reported apart:
+
+- **development**: ``run``, ``model`` and ``load`` (scored after every change; the mechanisms
+  were designed on it), with ``dev-profile/server_profile.toml`` where it was recorded;
+- **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
+  mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the
+  level was recorded twice, ``run-2/``.
+
+For each agent sweep two protocols are printed:
+
+1. **profile + C = 1** (the documented path): ``agbench calibrate RUN --server-profile
+   SET/server_profile.toml --fit-concurrency 1``, then ``agbench validate --draws N``; held out:
+   every level above 1. Scored against the full target list (worst row, outcome agreement,
+   Brier, 90 % interval coverage included). Where the set has ``run-2/``, the same prediction
+   is scored against it too, and the two live recordings against each other: the **noise
+   floor**, the error a perfect simulator would still show;
+2. **fit C = 1, 2** (the comparison kept from before): ``agbench calibrate --fit-concurrency
+   1,2`` then ``agbench validate``; held out: the levels above 2.
+
+An open-loop load run (``agbench load``) is fitted on its two lowest rates and judged on the
+others. Measured, never asserted: the figures depend on how quiet the machine was while the
+reference was recorded (each reference's README says what the load average was).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agbench.calibration import calibrate, validate
+from agbench.calibration.load_fit import calibrate_load, validate_load
+from agbench.errors import AgbenchError
+from agbench.results.validation import ValidationReport, ValidationRow
+from agbench.status import Status
+
+#: The development runs, in the order they are reported, and where their profile sits.
+DEVELOPMENT_RUNS = ("run", "model", "load")
+DEVELOPMENT_PROFILE = Path("dev-profile") / "server_profile.toml"
+PROFILE_FILE = "server_profile.toml"
+#: A test set's first recording and its repeat (the noise floor).
+TEST_RUN, TEST_REPEAT = "run", "run-2"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One fidelity target. ``pct``: the held-out MAPE is at most ``bound`` %;
+    ``each_pct``: every held-out row is within ``bound`` %; ``abs``: every held-out row's
+    absolute difference is at most ``bound`` (counts per configuration)."""
+
+    metric: str
+    kind: str
+    bound: float
+    label: str
+
+
+SWEEP_TARGETS = (
+    Target("mean_completion_s_common", "pct", 5.0, "mean completion"),
+    Target("suite_wall_s", "pct", 5.0, "suite wall"),
+    Target("ttft_p50_s", "pct", 10.0, "TTFT p50"),
+    Target("kv_peak_cells", "pct", 5.0, "peak KV"),
+    Target(Status.CONTEXT_LIMIT.value, "abs", 1.0, "context-limit count"),
+    Target(Status.SUCCESS.value, "abs", 0.0, "success count"),
+)
+#: The timing metrics whose every held-out row must be within WORST_ROW_PCT.
+WORST_ROW_METRICS = ("mean_completion_s_common", "suite_wall_s", "ttft_p50_s")
+WORST_ROW_PCT = 15.0
+OUTCOME_AGREEMENT_MIN = 0.90
+BRIER_MAX = 0.10
+COVERAGE_MIN = 0.80
+LOAD_TARGETS = (
+    Target("ttft_p50_s", "each_pct", 10.0, "TTFT p50"),
+    Target("ttft_p90_s", "each_pct", 10.0, "TTFT p90"),
+    Target("e2e_p50_s", "each_pct", 10.0, "e2e p50"),
+    Target("e2e_p90_s", "each_pct", 10.0, "e2e p90"),
+)
+
+
+@dataclass(frozen=True)
+class ReferenceSet:
+    """One set of live runs scored together: its name, runs, server profile and repeats
+    (``repeats[i]`` is the second recording of ``runs[i]``, or None)."""
+
+    name: str
+    runs: list[Path]
+    server_profile: Path | None = None
+    repeats: list[Path | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FidelityOptions:
+    """What ``agbench bench fidelity`` was asked: the comparison protocol's fit levels, the
+    load runs' fitted levels, interval draws, where to keep the reports, which rows to print."""
+
+    fit: list[int] = field(default_factory=lambda: [1, 2])
+    fit_levels: int = 2
+    draws: int = 10
+    all_rows: bool = False
+
+
+def is_run_dir(path: Path) -> bool:
+    return (path / "run.json").is_file()
+
+
+def is_load_run(run_dir: Path) -> bool:
+    """Whether ``run_dir`` was made by ``agbench load`` (its run.json says so)."""
+    meta = json.loads((run_dir / "run.json").read_text())
+    return meta.get("agent_kind") in ("load", "sim-load")
+
+
+def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet]:
+    """The development set and every test set under ``reference_dir`` (``which``: all,
+    development or test); a set without a recorded run is left out."""
+    out: list[ReferenceSet] = []
+    if which in ("all", "development"):
+        dev = [reference_dir / name for name in DEVELOPMENT_RUNS if is_run_dir(reference_dir / name)]
+        profile = reference_dir / DEVELOPMENT_PROFILE
+        if dev:
+            out.append(ReferenceSet("development", dev, profile if profile.is_file() else None))
+    if which in ("all", "test"):
+        for folder in sorted(reference_dir.glob("test-*")):
+            run, repeat = folder / TEST_RUN, folder / TEST_REPEAT
+            if not is_run_dir(run):
+                continue
+            profile = folder / PROFILE_FILE
+            out.append(
+                ReferenceSet(
+                    f"test {folder.name}",
+                    [run],
+                    profile if profile.is_file() else None,
+                    [repeat if is_run_dir(repeat) else None],
+                )
+            )
+    return out
+
+
+def held_out_report(
+    run_dir: Path,
+    out: Path,
+    fit: list[int],
+    fit_levels: int,
+    server_profile: Path | None = None,
+    draws: int = 0,
+    score_against: Path | None = None,
+) -> ValidationReport:
+    """Fit on the run's low levels (with ``server_profile``: its rates, and C = ``fit`` for the
+    behaviour), predict all of it, score against ``score_against`` (default: the run itself)."""
+    out.mkdir(parents=True, exist_ok=True)
+    profile = out / "profile.toml"
+    if is_load_run(run_dir):
+        calibrate_load(run_dir, profile, fit_levels)
+        return ValidationReport.model_validate_json(validate_load(profile, run_dir, out).read_text())
+    calibrate([run_dir], profile, concurrency=fit, server_profile=server_profile)
+    return score(profile, score_against or run_dir, out, draws)
+
+
+def score(profile: Path, run_dir: Path, out: Path, draws: int) -> ValidationReport:
+    """``agbench validate PROFILE RUN``'s report."""
+    out.mkdir(parents=True, exist_ok=True)
+    return ValidationReport.model_validate_json(validate(profile, [run_dir], out, draws=draws).read_text())
+
+
+def _rows(report: ValidationReport, metric: str) -> list[ValidationRow]:
+    found = report.metrics.get(metric)
+    return list(found.rows) if found is not None else []
+
+
+def _row_key(row: ValidationRow) -> str:
+    if row.level is not None:
+        return f"{row.level:>16s}"
+    return f"{row.architecture or '?':>4s} C={row.concurrency or 0:<3d}"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def rows_table(report: ValidationReport, targets: Sequence[Target], held_out_only: bool) -> str:
+    """One line per (target metric, configuration or level): live, simulated, signed error."""
+    lines = [f"{'metric':26s} {'where':>16s} {'live':>10s} {'sim':>10s} {'error':>9s}"]
+    for target in targets:
+        for row in _rows(report, target.metric):
+            if held_out_only and not row.held_out:
+                continue
+            shown = "-" if row.error_pct is None else f"{row.error_pct:+.1f}%"
+            lines.append(
+                f"{target.metric:26s} {_row_key(row):>16s} {_num(row.live):>10s} {_num(row.sim):>10s} {shown:>9s}"
+            )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One target's held-out figure: MAPE (or the worst absolute difference), worst row, met."""
+
+    figure: float | None
+    mape: float | None
+    worst: float | None
+    met: bool
+    rows: int
+    missing: int
+
+
+def judge(report: ValidationReport, target: Target) -> Verdict:
+    """The held-out figure of one target and whether it was met (a row missing on either side
+    is a miss: the target is then not met)."""
+    rows = [r for r in _rows(report, target.metric) if r.held_out]
+    missing = sum(bool(r.missing) for r in rows)
+    if target.kind == "abs":
+        diffs = [float(r.abs_diff) for r in rows if r.abs_diff is not None]
+        worst = max(diffs, default=None)
+        met = worst is not None and worst <= target.bound and not missing
+        return Verdict(worst, None, worst, met, len(rows), missing)
+    errs = [abs(float(r.error_pct)) for r in rows if r.error_pct is not None]
+    mape = sum(errs) / len(errs) if errs else None
+    worst = max(errs, default=None)
+    figure = worst if target.kind == "each_pct" else mape
+    met = figure is not None and figure <= target.bound and not missing
+    return Verdict(figure, mape, worst, met, len(rows), missing)
+
+
+def targets_table(report: ValidationReport, targets: Sequence[Target]) -> str:
+    lines = [f"{'target':22s} {'bound':>14s} {'held-out':>14s} {'worst':>9s}  met"]
+    for target in targets:
+        verdict = judge(report, target)
+        if not verdict.rows:
+            # mean completion is over the tasks every architecture solved: none, no figure
+            lines.append(f"{target.label:22s} {'-':>14s} {'no rows':>14s}  (nothing to compare)")
+            continue
+        if verdict.figure is None or verdict.worst is None:
+            lines.append(f"{target.label:22s} {'-':>14s} {'all missing':>14s}  NO")
+            continue
+        if target.kind == "abs":
+            bound = "exact" if target.bound == 0 else f"±{target.bound:g} per cfg"
+            figure, worst = f"{verdict.figure:.0f} off", f"{verdict.worst:.0f}"
+        else:
+            bound = f"{target.bound:g}% " + ("each" if target.kind == "each_pct" else "MAPE")
+            figure, worst = f"{verdict.mape or 0.0:.1f}% MAPE", f"{verdict.worst:.1f}%"
+        note = f" ({verdict.missing} row(s) missing on one side)" if verdict.missing else ""
+        lines.append(
+            f"{target.label:22s} {bound:>14s} {figure:>14s} {worst:>9s}  {'yes' if verdict.met else 'NO'}{note}"
+        )
+    return "\n".join(lines)
+
+
+def _share(value: object) -> float | None:
+    """A ShareOverPairs' held-out share, or the bare float older reports wrote."""
+    if value is None or isinstance(value, int | float):
+        return None if value is None else float(value)
+    held_out = getattr(value, "held_out", None)
+    return None if held_out is None else float(held_out)
+
+
+def extra_targets_table(report: ValidationReport) -> str:
+    """The targets beyond the per-metric ones: worst row, outcomes, Brier, interval coverage."""
+    lines: list[str] = []
+    if not any(r.held_out for m in report.metrics.values() for r in m.rows):
+        return ""
+    worst = []
+    for metric in WORST_ROW_METRICS:
+        found = report.metrics.get(metric)
+        row = found.worst_row if found is not None else None
+        if row is not None:
+            worst.append((metric, abs(float(row.error_pct)) if row.error_pct is not None else float("inf")))
+    if worst:
+        metric, figure = max(worst, key=lambda x: x[1])
+        lines.append(
+            f"{'worst timing row':22s} {f'{WORST_ROW_PCT:g}% each':>14s} {f'{figure:.1f}%':>14s} "
+            f"{metric[:9]:>9s}  {'yes' if figure <= WORST_ROW_PCT else 'NO'}"
+        )
+    agreement, brier = _share(report.outcome_agreement), _share(report.brier)
+    if agreement is not None:
+        met = agreement >= OUTCOME_AGREEMENT_MIN or (brier is not None and brier <= BRIER_MAX)
+        lines.append(
+            f"{'outcome agreement':22s} {f'>= {OUTCOME_AGREEMENT_MIN:.0%}':>14s} {f'{agreement:.1%}':>14s} "
+            f"{'':>9s}  {'yes' if met else 'NO'}"
+        )
+    if brier is not None:
+        lines.append(
+            f"{'Brier (failure prob.)':22s} {f'<= {BRIER_MAX:g}':>14s} {f'{brier:.3f}':>14s} "
+            f"{'':>9s}  {'yes' if brier <= BRIER_MAX else 'NO'}"
+        )
+    covered = inside = 0
+    for metric in WORST_ROW_METRICS:
+        for row in _rows(report, metric):
+            if row.held_out and row.sim_p05 is not None and row.sim_p95 is not None and row.live is not None:
+                covered += 1
+                inside += row.sim_p05 <= row.live <= row.sim_p95
+    if covered:
+        share = inside / covered
+        lines.append(
+            f"{'90% interval coverage':22s} {f'>= {COVERAGE_MIN:.0%}':>14s} {f'{share:.0%} of {covered}':>14s} "
+            f"{'':>9s}  {'yes' if share >= COVERAGE_MIN else 'NO'}"
+        )
+    kv = report.metrics.get("kv_peak_cells")
+    if kv is not None and kv.saturated_rows:
+        lines.append(
+            f"(peak KV: {kv.saturated_rows} held-out row(s) at the pool cap on both sides, scored as misses)"
+        )
+    lines.extend(f"(outside the server profile: {text})" for text in report.range_warnings[:6])
+    return "\n".join(lines)
+
+
+def noise_floor_table(first: ValidationReport, second: ValidationReport, targets: Sequence[Target]) -> str:
+    """The two live recordings of the same levels against each other, per timing target:
+    the MAPE and worst row a simulator that predicted one recording exactly would show on
+    the other (rows of the first recording are the reference)."""
+    lines = [f"{'noise floor (run vs run-2)':26s} {'rows':>5s} {'MAPE':>8s} {'worst':>8s}"]
+    for target in targets:
+        if target.kind == "abs":
+            continue
+        other = {(r.architecture, r.concurrency): r.live for r in _rows(second, target.metric) if r.held_out}
+        errs = []
+        for row in _rows(first, target.metric):
+            again = other.get((row.architecture, row.concurrency))
+            if row.held_out and row.live and again is not None:
+                errs.append(abs(again - row.live) / abs(row.live) * 100.0)
+        if errs:
+            lines.append(
+                f"{target.label:26s} {len(errs):>5d} {sum(errs) / len(errs):>7.1f}% {max(errs):>7.1f}%"
+            )
+    return "\n".join(lines)
+
+
+def report_text(run_dir: Path, report: ValidationReport, all_rows: bool, title: str = "") -> str:
+    """One run's rows and verdicts, as ``agbench bench fidelity`` prints them."""
+    load = report.kind == "load"
+    targets = LOAD_TARGETS if load else SWEEP_TARGETS
+    fitted = ", ".join(report.fitted_levels or []) if load else f"C = {report.fit_concurrency}"
+    if report.server_profile:
+        fitted += f" + server profile {report.server_profile}"
+    parts = [
+        f"== {title}{run_dir} ({'open-loop load' if load else 'agent sweep'}; fitted on {fitted})\n",
+        rows_table(report, targets, held_out_only=not all_rows),
+        "",
+        targets_table(report, targets),
+    ]
+    if not load and (extra := extra_targets_table(report)):
+        parts.append(extra)
+    return "\n".join(parts) + "\n"
+
+
+def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOptions) -> str:
+    """Every set's report, as one text (each protocol's validation.json kept under ``base``)."""
+    if not any(s.runs for s in sets):
+        raise AgbenchError("no reference run found: name run directories or --references DIR")
+    parts: list[str] = []
+    for ref in sets:
+        parts.append(
+            f"######## {ref.name} set" + ("" if ref.server_profile else " (no server profile)") + "\n"
+        )
+        for i, run_dir in enumerate(ref.runs):
+            if not is_run_dir(run_dir):
+                raise AgbenchError(f"{run_dir} is not a run directory (no run.json)")
+            where = base / ref.name.replace(" ", "-") / f"{i}-{run_dir.name}"
+            repeat = ref.repeats[i] if i < len(ref.repeats) else None
+            if ref.server_profile is not None and not is_load_run(run_dir):
+                first = held_out_report(
+                    run_dir, where / "profile-c1", [1], 0, ref.server_profile, options.draws
+                )
+                parts.append(report_text(run_dir, first, options.all_rows, "[profile + C = 1] "))
+                if repeat is not None:
+                    again = score(
+                        where / "profile-c1" / "profile.toml",
+                        repeat,
+                        where / "profile-c1-run-2",
+                        options.draws,
+                    )
+                    parts.append(
+                        report_text(
+                            repeat, again, options.all_rows, "[profile + C = 1, scored on the repeat] "
+                        )
+                    )
+                    parts.append(noise_floor_table(first, again, SWEEP_TARGETS) + "\n")
+            protocol = "" if is_load_run(run_dir) else f"[fit C = {','.join(map(str, options.fit))}] "
+            report = held_out_report(run_dir, where / "fit", options.fit, options.fit_levels)
+            parts.append(report_text(run_dir, report, options.all_rows, protocol))
+    return "\n".join(parts)

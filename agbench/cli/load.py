@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from agbench.cli.app import main, one_line_errors
+from agbench.cli.server_options import local_server_options, with_options
 
 
 @main.command()
@@ -28,28 +29,7 @@ from agbench.cli.app import main, one_line_errors
 @click.option(
     "--prefix-tokens", type=click.IntRange(min=0), default=0, show_default=True, help="Shared prefix."
 )
-@click.option(
-    "--local-ctx",
-    "--ctx",
-    "ctx",
-    type=click.IntRange(min=64),
-    default=8192,
-    show_default=True,
-    help="Managed server KV.",
-)
-@click.option(
-    "--local-parallel",
-    "--parallel",
-    "parallel",
-    type=click.IntRange(min=1),
-    default=4,
-    show_default=True,
-    help="Managed slots.",
-)
-@click.option("--local-kv-unified", "--kv-unified", "kv_unified", is_flag=True)
-@click.option(
-    "--local-threads", "--threads", "threads", type=click.IntRange(min=1), default=2, show_default=True
-)
+@with_options(local_server_options(ctx=8192, parallel=4, threads=2, contract_aliases=True))
 @click.option("--api-key-env", default=None, help="Environment variable holding the server's key.")
 @click.option("--max-level-s", type=click.FloatRange(min=1), default=600.0, show_default=True)
 @click.option("--device", default="this-machine", show_default=True)

@@ -10,6 +10,7 @@ import click
 
 from agbench.cli.app import F, main, one_line_errors
 from agbench.cli.build_network import build_network_option
+from agbench.cli.server_options import local_server_options, with_options
 from agbench.config import SANDBOX_BACKENDS, AgentKind, choices, parse_architectures, parse_concurrency
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import SubAgentMemory
@@ -76,20 +77,7 @@ def _run_options(func: F) -> F:
             "--cloud-url", default=None, help="OpenAI-compatible cloud URL (key from $AGBENCH_CLOUD_API_KEY)."
         ),
         click.option("--cloud-model", default=None),
-        click.option(
-            "--local-ctx",
-            type=click.IntRange(min=64),
-            default=None,
-            help="Total KV tokens of the managed server.",
-        ),
-        click.option(
-            "--local-parallel",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Slots (default: the concurrency).",
-        ),
-        click.option("--local-kv-unified", is_flag=True),
-        click.option("--local-threads", type=click.IntRange(min=1), default=None),
+        *local_server_options(ctx=None, parallel=None, threads=None, contract_aliases=False),
         click.option(
             "--agent",
             type=click.Choice(choices(AgentKind)),
@@ -117,18 +105,7 @@ def _run_options(func: F) -> F:
             help="Text tool-call parser (`agbench parsers`); also $AGBENCH_TOOL_PARSER.",
         ),
         click.option("--max-tokens", type=int, default=None, help="Generation budget of each agent turn."),
-        click.option(
-            "--local-max-tokens",
-            type=click.IntRange(min=1),
-            default=None,
-            help="max_tokens on the local endpoint, replacing --max-tokens there (the paper: 8192).",
-        ),
-        click.option(
-            "--cloud-max-tokens",
-            type=click.IntRange(min=1),
-            default=None,
-            help="max_tokens on the cloud endpoint, replacing --max-tokens there (the paper: 384000).",
-        ),
+        *(_endpoint_max_tokens(endpoint, paper) for endpoint, paper in (("local", 8192), ("cloud", 384000))),
         click.option("--temperature", type=float, default=None, help="Sent in every agent request."),
         click.option("--top-p", type=float, default=None, help="Sent in every agent request."),
         click.option(
@@ -221,9 +198,17 @@ def _run_options(func: F) -> F:
         ),
         *_privacy_options(),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    return with_options(options)(func)
+
+
+def _endpoint_max_tokens(endpoint: str, paper: int) -> Callable[[F], F]:
+    """``--local-max-tokens`` / ``--cloud-max-tokens``: one endpoint's generation budget."""
+    return click.option(
+        f"--{endpoint}-max-tokens",
+        type=click.IntRange(min=1),
+        default=None,
+        help=f"max_tokens on the {endpoint} endpoint, replacing --max-tokens there (the paper: {paper}).",
+    )
 
 
 # ---- privacy guard (live/privacy, docs/privacy.md) -------------------------------------------

@@ -8,36 +8,14 @@ import sys
 import click
 
 from agbench.cli.app import main, one_line_errors
+from agbench.cli.server_options import local_server_options, with_options
 from agbench.config import ServerSettings
 
 
 @main.command()
 @click.option("--model", default="smollm2-135m", show_default=True, help="Registry name or a .gguf path.")
 @click.option("--port", type=int, default=None, help="Port on 127.0.0.1 (default: a free one).")
-@click.option(
-    "--local-parallel",
-    "--parallel",
-    "parallel",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Slots.",
-)
-@click.option(
-    "--local-ctx",
-    "--ctx",
-    "ctx",
-    type=click.IntRange(min=64),
-    default=4096,
-    show_default=True,
-    help="Total KV tokens.",
-)
-@click.option(
-    "--local-kv-unified", "--kv-unified", "kv_unified", is_flag=True, help="One KV pool shared by all slots."
-)
-@click.option(
-    "--local-threads", "--threads", "threads", type=click.IntRange(min=1), default=2, show_default=True
-)
+@with_options(local_server_options(ctx=4096, parallel=1, threads=2, contract_aliases=True))
 @one_line_errors
 def serve(model: str, port: int | None, parallel: int, ctx: int, kv_unified: bool, threads: int) -> None:
     """Run llama.cpp's llama-server in the foreground on 127.0.0.1."""

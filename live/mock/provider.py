@@ -34,7 +34,8 @@ from typing import Any
 
 from agbench.live.judge.client import REQUEST_MARK
 from agbench.live.judge.mock import mock_exposure, mock_verdict
-from agbench.live.proxy.agent_http import AgentConnection, BadRequest, read_request, send_error, send_json
+from agbench.live.proxy.agent_http import AgentConnection, AgentRequest, send_error, send_json, serve_requests
+from agbench.live.sse import encode_stream
 from agbench.live.trajectories.synth import load_plan
 from agbench.task import Task
 
@@ -136,33 +137,27 @@ class MockProvider:
 
     # -- HTTP ------------------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = AgentConnection(reader, writer)
         try:
-            while True:
-                try:
-                    request = await read_request(conn)
-                except BadRequest as exc:
-                    await send_error(writer, 400, "bad_request", str(exc), False)
-                    return
-                if request is None:
-                    return
-                path = request.path.rstrip("/")
-                if request.method == "GET" and path.endswith("/models"):
-                    data = [{"id": MOCK_PROVIDER_MODEL, "object": "model", "owned_by": "agbench"}]
-                    await send_json(writer, 200, {"object": "list", "data": data}, request.keep_alive)
-                elif request.method == "GET" and path == "/health":
-                    await send_json(writer, 200, {"status": "ok"}, request.keep_alive)
-                elif request.method == "POST" and path.endswith("/chat/completions"):
-                    await self._chat(writer, request.body, request.keep_alive)
-                else:
-                    await send_error(writer, 404, "not_found", "unknown route", request.keep_alive)
-                if not request.keep_alive:
-                    return
+            await serve_requests(AgentConnection(reader, writer), self._answer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client hung up, or the provider is stopping
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
+
+    async def _answer(self, request: AgentRequest) -> bool:
+        writer = request.conn.writer
+        path = request.path.rstrip("/")
+        if request.method == "GET" and path.endswith("/models"):
+            data = [{"id": MOCK_PROVIDER_MODEL, "object": "model", "owned_by": "agbench"}]
+            await send_json(writer, 200, {"object": "list", "data": data}, request.keep_alive)
+        elif request.method == "GET" and path == "/health":
+            await send_json(writer, 200, {"status": "ok"}, request.keep_alive)
+        elif request.method == "POST" and path.endswith("/chat/completions"):
+            await self._chat(writer, request.body, request.keep_alive)
+        else:
+            await send_error(writer, 404, "not_found", "unknown route", request.keep_alive)
+        return True
 
     async def _chat(self, writer: asyncio.StreamWriter, raw: bytes, keep_alive: bool) -> None:
         try:
@@ -209,8 +204,7 @@ class MockProvider:
             {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
             {**base, "choices": [], "usage": usage},
         ]
-        payload = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
-        data = payload.encode()
+        data = encode_stream(events)
         head = (
             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
             f"Content-Length: {len(data)}\r\nConnection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n"

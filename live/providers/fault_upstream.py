@@ -27,6 +27,8 @@ from typing import Any
 
 import httpx
 
+from agbench.live.sse import encode_stream
+
 FAULTS = ("429", "malformed", "truncated", "stall")
 
 
@@ -43,7 +45,7 @@ def scripted_answer(
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
         },
     ]
-    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    return encode_stream(events).decode()
 
 
 class QuietServer(http.server.ThreadingHTTPServer):
@@ -141,10 +143,10 @@ class FaultUpstream:
             ).encode()
             self._send(handler, 429, "application/json", error, {"Retry-After": f"{self.retry_after_s:g}"})
         elif fault == "malformed":
-            self._send(handler, 200, sse, b"data: {this is not json\n\ndata: [DONE]\n\n")
+            self._send(handler, 200, sse, encode_stream(["{this is not json"]))
         elif fault == "truncated":
             event = {"id": "t", "choices": [{"index": 0, "delta": {"content": "half"}}]}
-            self._send(handler, 200, sse, f"data: {json.dumps(event)}\n\n".encode())
+            self._send(handler, 200, sse, encode_stream([event], done=False))
         elif fault == "stall":
             time.sleep(self.stall_s)
             handler.close_connection = True

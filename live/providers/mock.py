@@ -19,6 +19,7 @@ from typing import Any
 
 from agbench.live.providers.chat_result import AttemptRecord, ChatResult
 from agbench.live.providers.errors import ErrorClass
+from agbench.live.sse import DONE_EVENT, encode_event
 
 
 @dataclass
@@ -176,8 +177,7 @@ class FakeOpenAIServer:
                     "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n".encode()
                 )
                 for event in reply.events:
-                    text = event if isinstance(event, str) else json.dumps(event)
-                    chunk = f"data: {text}\n\n".encode()
+                    chunk = encode_event(event)
                     writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                     await writer.drain()
                 if reply.drop:
@@ -186,8 +186,7 @@ class FakeOpenAIServer:
                     writer.transport.abort()
                     return
                 if reply.done:
-                    chunk = b"data: [DONE]\n\n"
-                    writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    writer.write(b"%x\r\n%s\r\n" % (len(DONE_EVENT), DONE_EVENT))
                 writer.write(b"0\r\n\r\n")
             await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):

@@ -8,8 +8,9 @@ trusting anything the agent sends. The proxy:
 - forwards the request to the upstream and streams the answer back as it arrives;
 - holds the upstream's API key itself (agents never see it; any credential an agent sends is
   dropped);
-- measures the call as the chat client does (the same stream accumulator, one SSE parser that
-  settles bad input the way the client does, the same error classes) and hands a
+- measures the call as the chat client does (the same stream reader, ``providers/chat_stream``
+  over the one SSE decoder ``live/sse.py``, so bad input settles the same way; the same error
+  classes) and hands a
   :class:`CallRecord` to ``on_call`` (``model_calls`` rows and new ``exposures`` rows, their
   identity from the attempt's :class:`~agbench.attempt.AttemptKey`);
 - appends the raw request and answer to ``raw_responses.jsonl`` after removing secrets;
@@ -22,8 +23,7 @@ trusting anything the agent sends. The proxy:
 
 One module per concern: ``server`` (lifecycle, routes), ``agent_http`` (the agent-facing
 HTTP/1.1 server), ``http1`` (the one upstream client), ``upstream`` (an upstream and the
-headers that cross), ``chat_relay`` (relay and measure one chat request), ``sse`` (the one SSE
-parser), ``attempts`` (tokens, exposure tracking, retry numbering), ``call_record`` and
+headers that cross), ``chat_relay`` (relay and measure one chat request), ``attempts`` (tokens, exposure tracking, retry numbering), ``call_record`` and
 ``raw_log``. It is a minimal asyncio HTTP/1.1 server and client, not aiohttp or httpx: the
 proxy needs one route shape and a streamed relay, and the generic libraries' per-chunk
 overhead was most of the latency it added. ``bench/proxy_overhead.py`` measures what it adds.

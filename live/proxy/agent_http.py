@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -103,6 +104,23 @@ async def read_request(conn: AgentConnection) -> AgentRequest | None:
         conn.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")  # curl waits a second for this otherwise
     request.body = await _read_body(request, reader)
     return request
+
+
+async def serve_requests(conn: AgentConnection, answer: Callable[[AgentRequest], Awaitable[bool]]) -> None:
+    """Answer the requests on one connection in turn until either side ends it.
+
+    ``answer`` answers one request and says whether the connection may carry another; a
+    request that is not HTTP/1.1 is answered 400 and ends the connection. The caller keeps
+    what a connection's end means to it (transport errors, cancellation, closing the writer).
+    """
+    while True:
+        try:
+            request = await read_request(conn)
+        except BadRequest as exc:
+            await send_error(conn.writer, 400, "bad_request", str(exc), False)
+            return
+        if request is None or not await answer(request) or not request.keep_alive:
+            return
 
 
 async def _read_body(request: AgentRequest, reader: asyncio.StreamReader) -> bytes:

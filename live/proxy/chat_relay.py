@@ -1,8 +1,9 @@
 """Relaying one chat request to its upstream and measuring the answer on the way through.
 
 The answer is streamed to the agent as it arrives (the agent's own time to first token must
-not grow), while the same bytes are parsed (``sse``) into the measurement the chat client
-would make: TTFT, gaps, tokens, finish reason, error class. An answer that does not stream is
+not grow), while the same bytes are read (``providers/chat_stream``, the chat client's own
+reader) into the measurement the client would make: TTFT, gaps, tokens, finish reason, error
+class. An answer that does not stream is
 relayed whole and measured too (its TTFT is then its total time).
 
 Failures are classified, never raised: an upstream that cannot be reached or breaks off is
@@ -26,14 +27,10 @@ from agbench.attempt import ErrorClass
 from agbench.live.privacy.rewrite import restore_answer
 from agbench.live.privacy.stream import StreamRestorer
 from agbench.live.providers.chat_result import AttemptRecord, ChatResult
+from agbench.live.providers.chat_stream import ChatStreamReader, StreamAccumulator, finish_result
 from agbench.live.providers.errors import classify_http_error, error_text, parse_retry_after
-from agbench.live.providers.openai_compatible import (
-    StreamAccumulator,
-    finish_result,
-)
 from agbench.live.proxy.agent_http import AgentConnection, response_head, send_error
 from agbench.live.proxy.http1 import Http1Pool, Http1Response, MalformedResponse
-from agbench.live.proxy.sse import SseParser
 from agbench.live.proxy.upstream import Upstream, relayed_headers
 
 if TYPE_CHECKING:
@@ -137,7 +134,7 @@ async def relay_chat(
     t0 = time.monotonic()
     result = ChatResult(endpoint=upstream.endpoint, model=upstream.model or "", t_start=t_wall)
     state = StreamAccumulator(t0)
-    parser = SseParser(state)
+    parser = ChatStreamReader(state)
     raw: list[bytes] = []
     agent = _AgentSide(writer)
     sent_head = body_complete = False
@@ -147,7 +144,7 @@ async def relay_chat(
 
     def failed(error_class: ErrorClass, message: str) -> None:
         # An error event or malformed data the stream already carried says more about the
-        # answer than the transport trouble that followed it (see ``sse``).
+        # answer than the transport trouble that followed it (see ``chat_stream``).
         if not parser.failed:
             result.error_class, result.error = error_class.value, message[:500]
 

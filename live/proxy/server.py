@@ -31,11 +31,10 @@ from agbench.live.proxy.agent_http import (
     MAX_HEADER_BYTES,
     AgentConnection,
     AgentRequest,
-    BadRequest,
-    read_request,
     response_head,
     send_error,
     send_json,
+    serve_requests,
 )
 from agbench.live.proxy.attempts import AttemptContext, AttemptRegistry
 from agbench.live.proxy.call_record import CallRecord
@@ -182,17 +181,7 @@ class RecordingProxy:
         self._connections.add(task)
         conn = AgentConnection(reader, writer)
         try:
-            while True:
-                try:
-                    request = await read_request(conn)
-                except BadRequest as exc:
-                    await send_error(writer, 400, "bad_request", str(exc), False)
-                    break
-                if request is None:
-                    break
-                keep = await self._dispatch(request)
-                if not keep or not request.keep_alive:
-                    break
+            await serve_requests(conn, self._dispatch)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         except Exception:  # a bug here must cost one connection, not the harness

@@ -2,14 +2,14 @@
 
 For each concurrency level and architecture (in that order, so the managed servers sized per
 level restart only when their settings change) it runs the selected tasks in the one seeded
-order, with at most C attempts at once. A run killed at any point resumes (``--resume DIR``)
+order, with at most C attempts at once (``workers``: one task group, so a failed or stopped
+worker stops the others cleanly). A run killed at any point resumes (``--resume DIR``)
 from its journal: finished (configuration, task) pairs are kept and never re-run; attempts cut
 short are marked ``interrupted`` and run again as a new attempt.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import re
@@ -41,6 +41,7 @@ from agbench.live.runner.options import (
 )
 from agbench.live.runner.preflight import preflight
 from agbench.live.runner.watchdog import ServerWatchdog
+from agbench.live.runner.workers import run_in_workers
 from agbench.records import TaskRun
 from agbench.status import Status
 from agbench.store import RunStore, copy_to_latest
@@ -151,29 +152,14 @@ class Sweep:
             self.attempts.watchdog = self.watchdog
             self.watchdog.start()
         t0 = time.monotonic()
+
+        async def attempt(task: Task) -> None:
+            pair = (config.key, task.id)
+            self.last_attempt[pair] = self.last_attempt.get(pair, 0) + 1
+            await self.attempts.run(scope.attempt(task.id, self.last_attempt[pair]), task, eps)
+
         try:
-            queue: asyncio.Queue[Task] = asyncio.Queue()
-            for task in todo:
-                queue.put_nowait(task)
-
-            async def worker() -> None:
-                while True:
-                    try:
-                        task = queue.get_nowait()
-                    except asyncio.QueueEmpty:
-                        return
-                    pair = (config.key, task.id)
-                    self.last_attempt[pair] = self.last_attempt.get(pair, 0) + 1
-                    await self.attempts.run(scope.attempt(task.id, self.last_attempt[pair]), task, eps)
-
-            workers = [asyncio.create_task(worker()) for _ in range(min(config.concurrency, len(todo)))]
-            try:
-                await asyncio.gather(*workers)
-            except BaseException:
-                for w in workers:
-                    w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
-                raise
+            await run_in_workers(todo, config.concurrency, attempt)
         finally:
             if self.watchdog is not None:
                 await self.watchdog.stop()

@@ -20,7 +20,7 @@ from agbench.config import Architecture
 from agbench.live.providers import ChatClient
 from agbench.live.providers.cloud_gate import BudgetExhausted, CloudGate
 from agbench.live.providers.fault_upstream import FaultUpstream
-from agbench.live.providers.openai_compatible import backoff_delay
+from agbench.live.providers.retrying import backoff_delay
 from agbench.live.runner import SweepOptions, run_sweep
 from agbench.status import INVALID_FOR_VALID_SCORE, SETUP_FAILURES, Status
 from agbench.store import RunStore

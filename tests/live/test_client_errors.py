@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,10 @@ import pytest
 from agbench.attempt import AgentLabel, AttemptKey
 from agbench.config import ServerSettings
 from agbench.live.providers import ChatClient, ChatResult, MockChatClient, MockReply
+from agbench.live.providers.chat_stream import usage_tokens
 from agbench.live.providers.errors import ErrorClass, classify_http_error, parse_retry_after
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse, sse_answer
-from agbench.live.providers.openai_compatible import chat_completions_url, usage_tokens
+from agbench.live.providers.openai_compatible import chat_completions_url
 from agbench.live.serving import ManagedServer
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -204,6 +206,45 @@ def test_refused_connection_is_retried_then_connection() -> None:
     result = asyncio.run(go())
     assert result.error_class == "connection"
     assert len(result.attempts) == 3
+
+
+def test_every_refused_attempt_is_recorded_with_the_wait_that_followed_it() -> None:
+    async def go() -> tuple[ChatResult, int]:
+        async with ChatClient(
+            f"http://127.0.0.1:{free_port()}", "m", max_retries=3, backoff_s=0.02, jitter=0.0
+        ) as client:
+            return await client.chat(MESSAGES), client.retries
+
+    result, retries = asyncio.run(go())
+    assert retries == 3
+    assert [a.sent for a in result.attempts] == [False] * 4
+    assert [a.error_class for a in result.attempts] == ["connection"] * 4
+    assert [a.backoff_s for a in result.attempts] == [0.02, 0.04, 0.08, 0.0]  # the last is not followed
+    starts = [a.t_start for a in result.attempts]
+    assert starts == sorted(starts)
+    assert starts[-1] - starts[0] >= 0.14 * 0.95  # the waits were waited
+    assert result.t_start == starts[0]
+
+
+def test_cancelling_a_call_in_its_backoff_cancels_it_at_once() -> None:
+    async def go() -> float:
+        script = [FakeResponse(status=429, headers={"Retry-After": "30"}, body={"error": {"message": "no"}})]
+        async with (
+            FakeOpenAIServer(script) as fake,
+            ChatClient(fake.url, "m", max_retries=2, backoff_s=30.0) as client,
+        ):
+            call = asyncio.create_task(client.chat(MESSAGES))
+            while not fake.requests:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # the 429 is in: the client waits out its Retry-After
+            t0 = time.monotonic()
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            assert len(fake.requests) == 1  # no retry was sent after the cancellation
+            return time.monotonic() - t0
+
+    assert asyncio.run(go()) < 1.0
 
 
 def test_api_key_is_sent_but_never_shown() -> None:

@@ -1,4 +1,5 @@
-"""The proxy's one SSE parser: how a streamed answer's ending is decided on bad input.
+"""The one chat stream reader (the client's and the proxy's): how a streamed answer's ending
+is decided on bad input.
 
 The first decisive line wins: ``[DONE]``, an error event, or a data line that is not a chat
 chunk object; nothing after it changes the answer's class. A stream with none of them and no
@@ -14,8 +15,7 @@ import pytest
 
 from agbench.attempt import ErrorClass
 from agbench.live.providers.chat_result import ChatResult
-from agbench.live.providers.openai_compatible import StreamAccumulator, finish_result
-from agbench.live.proxy.sse import SseParser
+from agbench.live.providers.chat_stream import ChatStreamReader, StreamAccumulator, finish_result
 
 CONTEXT_ERROR = {"error": {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}}
 
@@ -34,7 +34,7 @@ def sse(*events: Any, done: bool = True, newline: bytes = b"\n") -> bytes:
 def settle(stream: bytes, piece: int = 5) -> ChatResult:
     """Feed ``stream`` in pieces of ``piece`` bytes, as a relay would, and classify the answer."""
     state = StreamAccumulator(0.0)
-    parser = SseParser(state)
+    parser = ChatStreamReader(state)
     for i in range(0, len(stream), piece):
         parser.feed(stream[i : i + piece], 1.0)
     parser.close(1.5)
@@ -109,14 +109,14 @@ def test_a_stream_that_just_stops_is_truncated() -> None:
 
 
 def test_settled_and_failed_say_what_decided_the_answer() -> None:
-    parser = SseParser(StreamAccumulator(0.0))
+    parser = ChatStreamReader(StreamAccumulator(0.0))
     parser.feed(sse(chunk("x"), done=False), 1.0)
     assert not parser.settled
     assert not parser.failed
     parser.feed(sse(done=True), 1.0)
     assert parser.settled
     assert not parser.failed
-    errored = SseParser(StreamAccumulator(0.0))
+    errored = ChatStreamReader(StreamAccumulator(0.0))
     errored.feed(sse(CONTEXT_ERROR, done=False), 1.0)
     assert errored.settled
     assert errored.failed

@@ -15,16 +15,6 @@ from agbench.cli.app import main, one_line_errors
 CHECKOUT_REFERENCES = Path("calibration") / "reference"
 
 
-def _levels(text: str) -> list[int]:
-    try:
-        levels = [int(c) for c in text.split(",") if c.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: concurrency levels, e.g. 1,2") from None
-    if not levels or min(levels) < 1:
-        raise click.BadParameter(f"{text!r}: concurrency levels, e.g. 1,2")
-    return levels
-
-
 @main.group()
 def bench() -> None:
     """Measured figures of the project itself (printed, never asserted)."""
@@ -84,6 +74,7 @@ def bench_fidelity(
     """Fit each reference run's low levels (or its server profile and C = 1), predict the rest,
     and print every held-out figure against its target, development and test sets apart."""
     from agbench.calibration.fidelity import FidelityOptions, ReferenceSet, reference_sets, run_fidelity
+    from agbench.config import parse_concurrency
     from agbench.errors import AgbenchError
 
     if runs:
@@ -94,6 +85,8 @@ def bench_fidelity(
         sets = reference_sets(references, which)
     # the tables say it all; the fit's and validation's own INFO lines would repeat them
     logging.getLogger("agbench.calibration").setLevel(logging.WARNING)
-    options = FidelityOptions(fit=_levels(fit), fit_levels=fit_levels, draws=draws, all_rows=all_rows)
+    options = FidelityOptions(
+        fit=parse_concurrency(fit), fit_levels=fit_levels, draws=draws, all_rows=all_rows
+    )
     with tempfile.TemporaryDirectory() as tmp:
         click.echo(run_fidelity(sets, out or Path(tmp), options))

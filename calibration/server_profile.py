@@ -237,6 +237,11 @@ def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, 
         speed = float(np.mean(speeds))
         e = 1.0 - (1.0 - min(speed / share, 1.0)) / (1.0 - share)
         out["oversubscribed_efficiency"] = float(min(1.0, max(0.0, e)))
+        if e < 0.0:
+            out["note"] = (
+                f"measured speed {speed:.3f} is below the form's floor share**2 = {share**2:.3f}: "
+                "oversubscribed_efficiency held at 0, the slowest the simulator's form allows"
+            )
     else:
         out["note"] = (
             "the threads fit beside the busy core: the simulator's processor sharing gives them a "

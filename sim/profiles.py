@@ -31,7 +31,7 @@ import tomli_w
 
 from agbench.config import PriceTable
 from agbench.errors import AgbenchError
-from agbench.schema import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, SHARE, Bound, check
+from agbench.schema import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, Bound, check
 from agbench.status import Status
 
 T = TypeVar("T")
@@ -190,8 +190,8 @@ class ServerProfile:
     threads: Annotated[int, Bound(ge=1, unit="threads")] = (
         2  # inference threads (CPU-only devices compete with tools for cores)
     )
-    oversubscribed_efficiency: Annotated[float, SHARE] = (
-        0.5  # CPU-only: speed per allocated core when threads > cores given
+    oversubscribed_efficiency: Annotated[float, FRACTION] = (
+        0.5  # CPU-only: speed per allocated core when threads > cores given (0: speed = share**2)
     )
     slot_policy: Annotated[str, Bound(choices=("llama-cpp", "sticky"))] = (
         "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"

@@ -19,9 +19,9 @@ import pytest
 
 from agbench.calibration import calibrate
 from agbench.calibration.intervals import rate_draws
-from agbench.calibration.server_profile import fit_server_profile, write_server_profile
+from agbench.calibration.server_profile import fit_cpu, fit_server_profile, write_server_profile
 from agbench.errors import AgbenchError
-from agbench.sim.profiles import ServerRates
+from agbench.sim.profiles import ServerProfile, ServerRates
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "calibration" / "reference" / "run"
@@ -163,6 +163,32 @@ def test_calibrating_on_a_profile_takes_its_rates_and_keeps_its_ranges(tmp_path:
     assert data["fit"]["concurrency"] == [1]
     assert data["fit"]["server_profile"]["ranges"]["decode_batch"] == [1.0, 4.0]
     assert "decode_step_s" in data["fit"]["server_from_run"]
+
+
+def _cpu_calls(busy_factor: float) -> list[dict[str, Any]]:
+    """Decode calls quiet and with a core busy, the busy ones ``busy_factor`` times slower."""
+    calls = []
+    for probe, factor in (("decode", 1.0), ("decode_cpu_busy", busy_factor)):
+        calls.append(_call(probe, {"batch": 1, "ctx": 64}, predicted_ms=480.0 * factor, completion_tokens=48))
+    return calls
+
+
+def test_cpu_probe_slower_than_the_forms_floor_holds_efficiency_at_zero_and_says_so() -> None:
+    # Two threads, two cores, one busy: share 2/3, the form's slowest speed share**2 = 0.444.
+    fit = fit_cpu(_cpu_calls(1 / 0.39), threads=2, cores=2)
+    assert fit["busy_core_decode_speed"] == pytest.approx(0.39)
+    assert fit["oversubscribed_efficiency"] == 0.0
+    assert "below the form's floor" in fit["note"]
+    # ...and a profile with it is a valid simulator profile (0 is allowed: speed = share**2).
+    assert ServerProfile(oversubscribed_efficiency=0.0).oversubscribed_efficiency == 0.0
+
+
+def test_cpu_probe_between_floor_and_full_share_recovers_the_efficiency() -> None:
+    share, e = 2 / 3, 0.4
+    speed = share * (1 - (1 - e) * (1 - share))
+    fit = fit_cpu(_cpu_calls(1 / speed), threads=2, cores=2)
+    assert fit["oversubscribed_efficiency"] == pytest.approx(e)
+    assert "note" not in fit
 
 
 def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@
 # really happen at C = 8. Each server gets one thread (`--local-threads 1`): on two cores the
 # local server and the cloud stand-in then never fight over a core, and one busy core elsewhere
 # slows a one-thread server far less than a two-thread one (DESIGN.md: 21 vs 0.46 tok/s).
-# Still, record it on an otherwise idle machine: other load changes the rates.
+# Still, record it on an otherwise idle machine: other load changes the rates (it runs at
+# nice -10, root, so that other work at nice 19 yields). Then record_dev_profile.sh, at once.
 # Only the compact part of the run is kept: run.json, traces/*.parquet, trajectories, summary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,9 +21,12 @@ for t in "${TASKS[@]}"; do args+=(--task "$t"); done
 
 rm -rf "$HERE/run" "$HERE/trajectories.jsonl"
 "$AGBENCH" trajectories synth "${args[@]}" -o "$HERE/trajectories.jsonl"
-"$AGBENCH" sweep --agent replay --trajectories "$HERE/trajectories.jsonl" \
+{ date -u +%FT%TZ; uptime; } > "$HERE/run.load_before.txt"
+nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$HERE/trajectories.jsonl" \
   --archs LO,CO,HCL,HLL --concurrency 1,2,4,8 "${args[@]}" \
   --local-ctx 4096 --local-kv-unified --local-threads 1 --out "$HERE/run" --quiet
+{ date -u +%FT%TZ; uptime; } > "$HERE/run.load_after.txt"
+git rev-parse HEAD > "$HERE/run.recorded_at_commit.txt"
 cp "$HERE/trajectories.jsonl" "$HERE/run/trajectories.jsonl"
 rm -rf "$HERE/run/journal" "$HERE/run/traces/parts" "$HERE/run/raw_responses.jsonl" "$HERE/run/logs"
 du -sh "$HERE/run"

@@ -76,8 +76,10 @@ def test_harness_runs_through_launcher_and_proxy(server: ManagedServer, tmp_path
 
     run = asyncio.run(go())
     assert run.status == Status.SUCCESS, (run.reason, run.log_tail)  # type: ignore[attr-defined]
-    assert run.score == 1.0  # type: ignore[attr-defined]
     result = run.result  # type: ignore[attr-defined]
+    # On a miss, say what each item got (an error, an empty answer) and what the proxy recorded.
+    items = result["items"]
+    assert run.score == 1.0, (items, [(r.result.status_code, r.result.error_class) for r in records])  # type: ignore[attr-defined]
     assert {r["id"] for r in result["items"]} == {"colour", "sum"}
     assert "AGBENCH_BASE_URL" in result["env_seen"]
     assert "AGENT_BENCH_MODEL" in result["env_seen"]

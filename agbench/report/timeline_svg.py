@@ -12,10 +12,10 @@ templates/timeline.svg.j2 writes the elements (names escaped there).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from typing import Any
 
 from agbench.report.templating import render_template
+from agbench.results.timeline import SpanEvent, Timeline
 
 COLOURS = {
     "queue": "#d62728",
@@ -39,26 +39,23 @@ LEFT = 70
 TOP = 26
 
 
-def busiest_process(trace: Mapping[str, Any]) -> int | None:
+def busiest_process(trace: Timeline) -> int | None:
     """The configuration (pid) with the most model calls: where waiting shows most."""
     counts: dict[int, int] = defaultdict(int)
-    for e in trace["traceEvents"]:
-        if e["ph"] == "X" and e["cat"] == "model":
-            counts[e["pid"]] += 1
+    for e in trace.spans():
+        if e.cat == "model":
+            counts[e.pid] += 1
     return max(counts, key=lambda pid: (counts[pid], -pid)) if counts else None
 
 
-def process_name(trace: Mapping[str, Any], pid: int) -> str:
-    for e in trace["traceEvents"]:
-        if e["ph"] == "M" and e["name"] == "process_name" and e["pid"] == pid:
-            return str(e["args"]["name"])
-    return f"configuration {pid}"
+def process_name(trace: Timeline, pid: int) -> str:
+    return trace.process_names().get(pid, f"configuration {pid}")
 
 
-def span_kind(event: Mapping[str, Any]) -> str | None:
+def span_kind(event: SpanEvent) -> str | None:
     """What a span is drawn as: a cloud call is one bar, a local call its phases."""
-    cat = str(event["cat"])
-    cloud = event.get("args", {}).get("endpoint") == "cloud"
+    cat = event.cat
+    cloud = event.args.endpoint == "cloud"
     if cat == "tool":
         return "tool"
     if cat == "model.error":
@@ -70,24 +67,19 @@ def span_kind(event: Mapping[str, Any]) -> str | None:
     return None
 
 
-def timeline_svg(trace: Mapping[str, Any], pid: int | None = None) -> str | None:
+def timeline_svg(trace: Timeline, pid: int | None = None) -> str | None:
     """The SVG of configuration ``pid`` (default: the busiest); None when nothing ran."""
     pid = busiest_process(trace) if pid is None else pid
     if pid is None:
         return None
-    events = [e for e in trace["traceEvents"] if e.get("pid") == pid]
-    attempt_of = {
-        e["tid"]: str(e["args"]["name"]).rsplit(" ", 1)[0]
-        for e in events
-        if e["ph"] == "M" and e["name"] == "thread_name"
-    }
-    spans = [e for e in events if e["ph"] == "X"]
+    attempt_of = {tid: name.rsplit(" ", 1)[0] for (_, tid), name in trace.thread_names(pid).items()}
+    spans = trace.spans(pid)
     if not spans:
         return None
     extent: dict[str, list[float]] = {}
     for e in spans:
-        start, end = float(e["ts"]), float(e["ts"]) + float(e["dur"])
-        lo_hi = extent.setdefault(attempt_of[e["tid"]], [start, end])
+        start, end = e.ts, e.ts + e.dur
+        lo_hi = extent.setdefault(attempt_of[e.tid], [start, end])
         lo_hi[0], lo_hi[1] = min(lo_hi[0], start), max(lo_hi[1], end)
     lane_end: list[float] = []
     lane_of: dict[str, int] = {}
@@ -137,9 +129,9 @@ def timeline_svg(trace: Mapping[str, Any], pid: int | None = None) -> str | None
             continue
         rects.append(
             {
-                "x": f"{x(float(e['ts'])):.1f}",
-                "y": TOP + lane_of[attempt_of[e["tid"]]] * LANE_H + 3,
-                "w": f"{max(0.3, float(e['dur']) * scale):.1f}",
+                "x": f"{x(e.ts):.1f}",
+                "y": TOP + lane_of[attempt_of[e.tid]] * LANE_H + 3,
+                "w": f"{max(0.3, e.dur * scale):.1f}",
                 "h": LANE_H - 6,
                 "fill": COLOURS[kind],
             }

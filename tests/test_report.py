@@ -307,3 +307,14 @@ def test_text_from_a_run_is_escaped_never_markup(tmp_path: Path) -> None:
     assert f"<b>calc{escaped}</b>" in text  # the task name in the task table
     assert f"expected 4 {escaped}" in text  # the verifier's reason
     assert text.count(escaped) >= 4  # and the title, the run id and the metadata table
+
+
+def test_the_load_page_escapes_its_labels() -> None:
+    from agbench.report.load import render_load
+    from agbench.results.load_summary import LoadLevel, LoadSummary
+
+    hostile = "<script>alert(1)</script>"
+    level = LoadLevel.model_validate({"level": f"rate-1{hostile}", "kind": "rate", "requests": 1})
+    page = render_load(LoadSummary(run_id=hostile, device=hostile, labels=[hostile], levels=[level]))
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4  # title, heading, label, level

@@ -3,7 +3,8 @@
 Everything agbench reads that is not code ships inside the installed package and is found
 through :mod:`importlib.resources`, never by walking up from a source file: the task suite
 (``tasks/``, installed as ``agbench.tasks``, with its grading helper and retrieval corpus), the
-simulator's scenarios and what-if specs, the trajectory profiles and the agents' prompts. A
+simulator's scenarios and what-if specs, the trajectory profiles, the agents' prompts and the
+HTML reports' templates. A
 wheel installed anywhere and a source checkout installed in editable mode answer alike.
 
 The cache (the suites' asset files, and anything else agbench fills once per machine) lives in
@@ -40,6 +41,8 @@ SHIPPED: dict[str, ShippedData] = {
         ShippedData("whatif-specs", "agbench.sim", "whatif/specs", "what-if search specs"),
         ShippedData("trajectory-profiles", "agbench.live", "trajectories/profiles", "trajectory profiles"),
         ShippedData("prompts", "agbench.live", "agents/prompts", "agent system prompts"),
+        ShippedData("report-templates", "agbench", "report/templates", "HTML report templates"),
+        ShippedData("whatif-templates", "agbench.sim", "whatif/templates", "what-if report template"),
     )
 }
 

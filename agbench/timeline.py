@@ -22,7 +22,8 @@ tracks. The layout:
 Timestamps are microseconds from the run's first event (live runs record epoch seconds,
 simulated runs seconds from 0). The format's fields (``name``, ``cat``, ``ph``, ``ts``, ``dur``,
 ``pid``, ``tid``, ``args``; ``"M"`` metadata events ``process_name`` / ``thread_name`` /
-``*_sort_index``) are those of Google's "Trace Event Format" document.
+``*_sort_index``) are those of Google's "Trace Event Format" document; the document is built
+as the typed model agbench.results.timeline.Timeline (published as docs/timeline.schema.json).
 """
 
 from __future__ import annotations
@@ -38,6 +39,17 @@ import pandas as pd
 
 from agbench.attempt import AgentLabel, MessageKind
 from agbench.records import TABLES, to_row
+from agbench.results.timeline import (
+    CounterEvent,
+    MetadataArgs,
+    MetadataEvent,
+    MetadataName,
+    SpanArgs,
+    SpanEvent,
+    Timeline,
+    TimelineInfo,
+    TraceEvent,
+)
 from agbench.store import RunStore
 
 TIMELINE_FILE = "timeline.json"
@@ -111,27 +123,26 @@ def _rows(frame: pd.DataFrame | None) -> Iterator[dict[str, Any]]:
     return iter(rows)
 
 
-def _span(name: str, cat: str, start: float, end: float, pid: int, tid: int, **args: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "cat": cat,
-        "ph": "X",
-        "ts": round(start * US, 3),
-        "dur": round(max(0.0, end - start) * US, 3),
-        "pid": pid,
-        "tid": tid,
-        "args": {k: v for k, v in args.items() if v is not None and v != ""},
-    }
+def _span(name: str, cat: str, start: float, end: float, pid: int, tid: int, **args: Any) -> SpanEvent:
+    return SpanEvent(
+        name=name,
+        cat=cat,
+        ts=round(start * US, 3),
+        dur=round(max(0.0, end - start) * US, 3),
+        pid=pid,
+        tid=tid,
+        args=SpanArgs(**{k: v for k, v in args.items() if v is not None and v != ""}),
+    )
 
 
-def _meta(name: str, pid: int, tid: int | None, value: Any) -> dict[str, Any]:
+def _meta(name: MetadataName, pid: int, tid: int | None, value: str | int) -> MetadataEvent:
     """A metadata event: ``process_name``/``thread_name`` carry ``args.name``, the
     ``*_sort_index`` ones ``args.sort_index``."""
-    key = "sort_index" if name.endswith("sort_index") else "name"
-    event: dict[str, Any] = {"name": name, "ph": "M", "pid": pid, "args": {key: value}}
-    if tid is not None:
-        event["tid"] = tid
-    return event
+    if name.endswith("sort_index"):
+        args = MetadataArgs(sort_index=int(value))
+    else:
+        args = MetadataArgs(name=str(value))
+    return MetadataEvent(name=name, pid=pid, args=args, tid=tid)
 
 
 def _t0(tables: Mapping[str, pd.DataFrame]) -> float:
@@ -152,7 +163,7 @@ def _t0(tables: Mapping[str, pd.DataFrame]) -> float:
     return min(starts) if starts else 0.0
 
 
-def _model_call_events(row: dict[str, Any], t0: float, pid: int, tid: int) -> list[dict[str, Any]]:
+def _model_call_events(row: dict[str, Any], t0: float, pid: int, tid: int) -> list[SpanEvent]:
     start = float(row["t_start"]) - t0
     queue = _num(row.get("queue_s")) or 0.0
     total = _num(row.get("total_s")) or 0.0
@@ -202,11 +213,11 @@ def _model_call_events(row: dict[str, Any], t0: float, pid: int, tid: int) -> li
     return events
 
 
-def _counter(name: str, t: float, pid: int, **series: Any) -> dict[str, Any]:
-    return {"name": name, "cat": "counter", "ph": "C", "ts": round(t * US, 3), "pid": pid, "args": series}
+def _counter(name: str, t: float, pid: int, **series: int | float) -> CounterEvent:
+    return CounterEvent(name=name, ts=round(t * US, 3), pid=pid, args=series)
 
 
-def _row_events(kind: str, row: dict[str, Any], t0: float, pid: int, tid: int) -> list[dict[str, Any]]:
+def _row_events(kind: str, row: dict[str, Any], t0: float, pid: int, tid: int) -> list[SpanEvent]:
     """The trace events of one attempt-level row on its track."""
     if kind == "model":
         return _model_call_events(row, t0, pid, tid)
@@ -257,7 +268,7 @@ def _row_events(kind: str, row: dict[str, Any], t0: float, pid: int, tid: int) -
     ]
 
 
-def _sample_events(table: str, row: dict[str, Any], t0: float, pid: int) -> list[dict[str, Any]]:
+def _sample_events(table: str, row: dict[str, Any], t0: float, pid: int) -> list[CounterEvent]:
     """The counter events of one server or resource sample."""
     t = float(row["t"]) - t0
     if table == "server_samples":
@@ -273,8 +284,8 @@ def _sample_events(table: str, row: dict[str, Any], t0: float, pid: int) -> list
     return events
 
 
-def chrome_trace(tables: Mapping[str, pd.DataFrame], *, label: str = "") -> dict[str, Any]:
-    """The run's tables as a Chrome Trace Event JSON object (``{"traceEvents": [...]}``)."""
+def chrome_trace(tables: Mapping[str, pd.DataFrame], *, label: str = "") -> Timeline:
+    """The run's tables as a Chrome Trace Event document (``{"traceEvents": [...]}``)."""
     t0 = _t0(tables)
     configs: dict[tuple[str, str, int], int] = {}
     tracks: dict[Track, tuple[float, int]] = {}  # track -> (first start, pid)
@@ -333,7 +344,7 @@ def chrome_trace(tables: Mapping[str, pd.DataFrame], *, label: str = "") -> dict
 
     # Threads in order of first activity within each configuration; sort indices keep it so.
     tids: dict[Track, int] = {}
-    events: list[dict[str, Any]] = []
+    events: list[TraceEvent] = []
     for (device, arch, conc), pid in sorted(configs.items(), key=lambda kv: kv[1]):
         events.append(_meta("process_name", pid, None, config_name(device, arch, conc)))
         events.append(_meta("process_sort_index", pid, None, pid))
@@ -352,25 +363,13 @@ def chrome_trace(tables: Mapping[str, pd.DataFrame], *, label: str = "") -> dict
     for name, rows in samples.items():
         for row in rows:
             events += _sample_events(name, row, t0, config_pid(row))
-    return {
-        "traceEvents": events,
-        "displayTimeUnit": "ms",
-        "otherData": {"generator": "agbench", "label": label, "t0": t0},
-    }
+    return Timeline(trace_events=events, display_time_unit="ms", other_data=TimelineInfo(label=label, t0=t0))
 
 
-def track_names(trace: Mapping[str, Any]) -> set[tuple[str, str]]:
+def track_names(trace: Timeline) -> set[tuple[str, str]]:
     """(process name, thread name) of every track: what a live run and its replay must share."""
-    procs = {
-        e["pid"]: e["args"]["name"]
-        for e in trace["traceEvents"]
-        if e["ph"] == "M" and e["name"] == "process_name"
-    }
-    return {
-        (procs[e["pid"]], e["args"]["name"])
-        for e in trace["traceEvents"]
-        if e["ph"] == "M" and e["name"] == "thread_name"
-    }
+    procs = trace.process_names()
+    return {(procs[pid], name) for (pid, _), name in trace.thread_names().items()}
 
 
 def read_timeline_tables(run_dir: Path) -> dict[str, pd.DataFrame]:
@@ -380,11 +379,11 @@ def read_timeline_tables(run_dir: Path) -> dict[str, pd.DataFrame]:
     return {name: store.table(name) for name in TIMELINE_TABLES}
 
 
-def save_timeline(trace: Mapping[str, Any], run_dir: Path) -> Path:
+def save_timeline(trace: Timeline, run_dir: Path) -> Path:
     """Write a built trace as ``RUN_DIR/timeline.json`` (atomically)."""
     path = run_dir / TIMELINE_FILE
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(trace, separators=(",", ":"), allow_nan=False), encoding="utf-8")
+    tmp.write_text(json.dumps(trace.to_json_dict(), separators=(",", ":"), allow_nan=False), encoding="utf-8")
     tmp.replace(path)
     return path
 

@@ -37,6 +37,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from agbench.live.sse import encode_stream
+
 # ---- the scripted model server (runs in its own process) ----------------------------------------
 
 
@@ -45,9 +47,7 @@ def _sse(handler: BaseHTTPRequestHandler, events: list[dict[str, Any]]) -> None:
     handler.send_header("Content-Type", "text/event-stream")
     handler.send_header("Connection", "close")
     handler.end_headers()
-    for event in events:
-        handler.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
-    handler.wfile.write(b"data: [DONE]\n\n")
+    handler.wfile.write(encode_stream(events))
     handler.wfile.flush()
 
 

@@ -31,6 +31,7 @@ from agbench.live.architectures import system_prompt
 from agbench.live.privacy.detectors import DeclaredDetector, DeclaredItem, make_detector
 from agbench.live.privacy.guard import AttemptGuard, GuardSettings
 from agbench.live.privacy.stream import StreamRestorer
+from agbench.live.sse import encode_stream
 from agbench.live.tools.base import MAX_OUTPUT_CHARS
 from agbench.task import Task, load_suite, select_tasks
 
@@ -61,7 +62,7 @@ def _answer(guard: AttemptGuard) -> bytes:
         {"id": "x", "choices": [{"index": 0, "delta": {"content": text[i : i + 2]}}]}
         for i in range(0, len(text), 2)
     ]
-    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+    return encode_stream(events)
 
 
 def attempt(task: Task, settings: GuardSettings, turns: int) -> tuple[list[float], float]:

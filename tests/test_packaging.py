@@ -15,12 +15,13 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 
 from agbench.extras import missing_extra_message
-from agbench.resources import SHIPPED, shipped_dir
+from agbench.resources import SHIPPED, package_dir, shipped_dir
 
 REPO = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -57,6 +58,27 @@ def test_no_path_is_derived_from_a_source_file() -> None:
 def test_every_shipped_folder_exists_and_is_packaged() -> None:
     for name in SHIPPED:
         assert shipped_dir(name).is_dir(), name
+
+
+def test_every_shipped_file_is_package_data() -> None:
+    """A shipped file (a report template, a scenario, a prompt) that no package-data glob
+    matches is read from the checkout by an editable install and missing from the wheel. The
+    task suite ships whole through MANIFEST.in's graft instead."""
+    globs = PYPROJECT["tool"]["setuptools"]["package-data"]
+    unshipped = []
+    for entry in SHIPPED.values():
+        if entry.package == "agbench.tasks":
+            continue
+        base = package_dir(entry.package)
+        for path in shipped_dir(entry.name).rglob("*"):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".py":
+                continue
+            rel = path.relative_to(base).as_posix()  # fnmatch's * crosses "/": compare depths too
+            if not any(
+                fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs.get(entry.package, [])
+            ):
+                unshipped.append(f"{entry.package}: {rel}")
+    assert unshipped == []
 
 
 def test_missing_optional_module_names_its_extra() -> None:

@@ -279,3 +279,42 @@ def test_run_with_no_finished_task(tmp_path: Path) -> None:
         write_reports([tmp_path / "run"])
     assert "no finished task" in _one_line(info.value)
     assert not (tmp_path / "run" / "summary.json").exists()
+
+
+def test_text_from_a_run_is_escaped_never_markup(tmp_path: Path) -> None:
+    """A task name, a verifier's reason, an answer and run metadata are the run's text, not
+    the page's: the templates escape every value, so ``<script>`` in any of them is shown."""
+    hostile = "<script>alert('x')</script>"
+    task = f"calc{hostile}"
+    store = RunStore.create(
+        tmp_path / "run",
+        {"source": "live", "run_id": f"r{hostile}", "agent_kind": "replay", "device": "box", "note": hostile},
+    )
+    key = AttemptKey.of("r", "box", "LO", 1, task, 1)
+    with store.attempt_writer(key) as journal:
+        journal.write(ModelCall(**key.ids(), agent="local", endpoint="local", call_id="c1", t_start=0.0,
+                                ttft_s=0.2, output_tok_s=40.0, total_s=1.0))  # fmt: skip
+        journal.write(TaskRun(**key.ids(), agent_kind="replay", category="calculation", t_start=0.0, t_end=2.0,
+                              status="verification_failed", reward=0.0, reason=f"expected 4 {hostile}",
+                              answer=f"4 {hostile}"))  # fmt: skip
+    store.compact()
+    write_reports([store.root])
+    page = parse_page(store.root / "summary.html")
+    assert "script" not in page.tags
+    text = (store.root / "summary.html").read_text(encoding="utf-8")
+    assert "<script" not in text
+    escaped = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+    assert f"<b>calc{escaped}</b>" in text  # the task name in the task table
+    assert f"expected 4 {escaped}" in text  # the verifier's reason
+    assert text.count(escaped) >= 4  # and the title, the run id and the metadata table
+
+
+def test_the_load_page_escapes_its_labels() -> None:
+    from agbench.report.load import render_load
+    from agbench.results.load_summary import LoadLevel, LoadSummary
+
+    hostile = "<script>alert(1)</script>"
+    level = LoadLevel.model_validate({"level": f"rate-1{hostile}", "kind": "rate", "requests": 1})
+    page = render_load(LoadSummary(run_id=hostile, device=hostile, labels=[hostile], levels=[level]))
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4  # title, heading, label, level

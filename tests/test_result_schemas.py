@@ -2,13 +2,16 @@
 
 Checked: the committed schema files equal what ``agbench schema --write`` generates; the
 reference runs' summary.json (live task runs and a load run), a simulated run's and a
-comparison's summary.json validate against docs/summary.schema.json; every key the project's
-writers put in a summary is declared by the models (none lands in ``model_extra``).
+comparison's summary.json validate against docs/summary.schema.json; the timeline.json of the
+reference runs (a task run and a load run) validates against docs/timeline.schema.json; every key
+the project's writers put in a summary or a timeline is declared by the models (none lands in
+``model_extra``).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +21,14 @@ from click.testing import CliRunner
 
 from agbench.cli import main
 from agbench.config import Architecture
+from agbench.errors import RunDirError
 from agbench.report import write_reports
 from agbench.results import ComparisonSummary, LoadSummary, ResultModel, RunSummary, read_summary
 from agbench.results.schemas import schema_text, schemas
+from agbench.results.timeline import TIMELINE_SCHEMA_VERSION, SpanEvent, read_timeline
 from agbench.sim import run_matrix
 from agbench.status import Status
+from agbench.timeline import write_timeline
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -135,3 +141,29 @@ def test_a_summary_missing_a_required_figure_does_not_validate(sim_runs: tuple[P
     document["configurations"][0]["architecture"] = "XX"
     with pytest.raises(jsonschema.ValidationError):
         _validator("summary.schema.json").validate(document)
+
+
+@pytest.mark.parametrize("run", ["run", "load"])
+def test_reference_timelines_validate(run: str, tmp_path: Path) -> None:
+    """The reference runs hold no timeline.json (a report writes it): it is written from a copy
+    of their trace tables, so the committed directories stay as recorded."""
+    run_dir = tmp_path / run
+    shutil.copytree(REFERENCE / run, run_dir)
+    path = write_timeline(run_dir)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    _validator("timeline.schema.json").validate(document)
+    timeline = read_timeline(path)
+    assert timeline.other_data.schema_version == TIMELINE_SCHEMA_VERSION
+    assert _undeclared(timeline) == []
+    assert timeline.to_json_dict() == document  # the typed view writes back what it read
+    assert any(isinstance(e, SpanEvent) and e.cat == "model" for e in timeline.trace_events)
+
+
+def test_a_timeline_event_of_an_unknown_phase_does_not_validate(tmp_path: Path) -> None:
+    document = {"traceEvents": [{"name": "x", "ph": "B", "pid": 1, "ts": 0}], "otherData": {}}
+    with pytest.raises(jsonschema.ValidationError):
+        _validator("timeline.schema.json").validate(document)
+    path = tmp_path / "timeline.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(RunDirError, match="traceEvents"):
+        read_timeline(path)

@@ -1,4 +1,7 @@
-"""timeline.json: Chrome Trace Event output of the trace tables, the same for live and simulated runs."""
+"""timeline.json: Chrome Trace Event output of the trace tables, the same for live and simulated runs.
+
+The format checks read the JSON document itself (what Perfetto reads); everything else reads
+the typed model, agbench.results.timeline.Timeline, as the report does."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import pytest
 
 from agbench.attempt import AgentLabel, AttemptKey, Endpoint, MessageKind
 from agbench.records import Message, ModelCall, ResourceSample, ServerSample, TaskRun, ToolCall
+from agbench.results.timeline import read_timeline
 from agbench.timeline import TIMELINE_FILE, chrome_trace, frames_from_records, track_names, write_timeline
 
 # The Trace Event Format's fields (Google's "Trace Event Format" document): every event has a
@@ -127,8 +131,8 @@ def replay_records(t0: float, device: str = "dev", *, live: bool) -> list[Any]:
 
 def test_trace_follows_the_event_format_and_draws_every_kind() -> None:
     trace = chrome_trace(frames_from_records(replay_records(0.0, live=True)))
-    check_trace_format(trace)
-    names = {e["name"] for e in trace["traceEvents"]}
+    check_trace_format(trace.to_json_dict())
+    names = {e.name for e in trace.trace_events}
     assert {
         "model cloud",
         "model local",
@@ -142,31 +146,27 @@ def test_trace_follows_the_event_format_and_draws_every_kind() -> None:
     assert {"KV used [local]", "busy slots [local]", "CPU %"} <= names
     assert track_names(trace) == {("dev HCL C=2", "t1#1 cloud"), ("dev HCL C=2", "t1#1 local-sub")}
     # The local call's spans: queue = limiter 0.2 s + server wait (1.5 - 1.0) s, then prefill 1 s, decode 1.5 s.
-    spans = {e["name"]: e for e in trace["traceEvents"] if e["ph"] == "X" and e["cat"].startswith("model.")}
-    assert spans["queue"]["ts"] == pytest.approx(3.1e6)
-    assert spans["queue"]["dur"] == pytest.approx(0.7e6)
-    assert spans["prefill"]["ts"] == pytest.approx(3.8e6)
-    assert spans["prefill"]["dur"] == pytest.approx(1.0e6)
-    assert spans["decode"]["ts"] == pytest.approx(4.8e6)
-    assert spans["decode"]["dur"] == pytest.approx(1.5e6)
-    task = next(e for e in trace["traceEvents"] if e["name"] == "task t1")
-    cloud_tid = next(
-        e["tid"] for e in trace["traceEvents"] if e["ph"] == "M" and e["args"].get("name") == "t1#1 cloud"
-    )
-    assert task["tid"] == cloud_tid
-    assert task["args"]["status"] == "success"
+    spans = {e.name: e for e in trace.spans() if e.cat.startswith("model.")}
+    assert spans["queue"].ts == pytest.approx(3.1e6)
+    assert spans["queue"].dur == pytest.approx(0.7e6)
+    assert spans["prefill"].ts == pytest.approx(3.8e6)
+    assert spans["prefill"].dur == pytest.approx(1.0e6)
+    assert spans["decode"].ts == pytest.approx(4.8e6)
+    assert spans["decode"].dur == pytest.approx(1.5e6)
+    task = next(e for e in trace.spans() if e.name == "task t1")
+    cloud_tid = next(tid for (_, tid), name in trace.thread_names().items() if name == "t1#1 cloud")
+    assert task.tid == cloud_tid
+    assert task.args.status == "success"
 
 
 def test_live_and_simulated_replays_carry_the_same_tracks() -> None:
     live = chrome_trace(frames_from_records(replay_records(1.7e9, live=True)))
     sim = chrome_trace(frames_from_records(replay_records(0.0, live=False)))
-    check_trace_format(live)
-    check_trace_format(sim)
+    check_trace_format(live.to_json_dict())
+    check_trace_format(sim.to_json_dict())
     assert track_names(live) == track_names(sim)
     # Times are relative to the run's first event, so the two line up.
-    assert [e["ts"] for e in live["traceEvents"] if e["ph"] == "X"] == pytest.approx(
-        [e["ts"] for e in sim["traceEvents"] if e["ph"] == "X"]
-    )
+    assert [e.ts for e in live.spans()] == pytest.approx([e.ts for e in sim.spans()])
 
 
 def test_missing_values_from_parquet_do_not_leak_nan() -> None:
@@ -174,12 +174,12 @@ def test_missing_values_from_parquet_do_not_leak_nan() -> None:
     calls = frames["model_calls"]
     calls["ttft_s"] = calls["ttft_s"].astype("float64")  # None -> NaN, as Parquet reads it
     calls["slot_id"] = calls["slot_id"].astype("float64")
-    check_trace_format(chrome_trace(frames))
+    check_trace_format(chrome_trace(frames).to_json_dict())
 
 
 def test_empty_tables_give_an_empty_trace() -> None:
     trace = chrome_trace({"task_runs": pd.DataFrame()})
-    assert trace["traceEvents"] == []
+    assert trace.trace_events == []
 
 
 @pytest.mark.slow
@@ -189,11 +189,11 @@ def test_simulated_run_directory_gets_timeline_json(tmp_path: Path) -> None:
     run_dir = run_matrix("this-machine-smollm2", concurrency=[2], seed=0, out_dir=tmp_path / "run", limit=3)
     path = run_dir / TIMELINE_FILE
     assert path.is_file()
-    trace = json.loads(path.read_text())
-    check_trace_format(trace)
+    check_trace_format(json.loads(path.read_text()))
+    trace = read_timeline(path)
     tracks = track_names(trace)
     assert {proc.split(" ", 1)[1] for proc, _ in tracks} >= {"LO C=2", "HCL C=2"}
-    assert any(e["ph"] == "C" and e["name"].startswith("KV used") for e in trace["traceEvents"])
+    assert any(e.name.startswith("KV used") for e in trace.counters())
     assert write_timeline(run_dir) == path  # rewriting reads the run directory's tables
     assert "<svg" in (run_dir / "summary.html").read_text()
     assert "Timeline" in (run_dir / "summary.html").read_text()
@@ -205,7 +205,7 @@ def test_simulated_load_run_directory_gets_timeline_json(tmp_path: Path) -> None
 
     level = rate_level(2.0, 6, TokenDistribution.parse(64), TokenDistribution.parse(8), poisson=True, seed=0)
     run_dir = run_load_sim("this-machine-smollm2", [level], tmp_path / "load")
-    trace = json.loads((run_dir / TIMELINE_FILE).read_text())
-    check_trace_format(trace)
+    check_trace_format(json.loads((run_dir / TIMELINE_FILE).read_text()))
+    trace = read_timeline(run_dir / TIMELINE_FILE)
     assert {thread for _, thread in track_names(trace)} == {f"{level.task}#1 local"}
-    assert sum(1 for e in trace["traceEvents"] if e["name"] == "model local") == 6
+    assert sum(1 for e in trace.spans() if e.name == "model local") == 6

@@ -16,7 +16,7 @@ from agbench.errors import AgbenchError
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Write every schema (summary, validation, run) into this directory.",
+    help="Write every schema (summary, validation, run, timeline) into this directory.",
 )
 @click.option(
     "--check",

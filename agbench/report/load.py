@@ -3,13 +3,13 @@ per level) and a static ``summary.html`` with latency and throughput against off
 
 A load run answers "how does this server behave as requests arrive faster?", so its page is
 about the server alone: TTFT, inter-token latency and end-to-end latency percentiles, and
-achieved throughput, each plotted against the offered rate.
+achieved throughput, each plotted against the offered rate. The page's layout is
+templates/load.html.j2 (autoescaped; agbench/report/templating.py).
 """
 
 from __future__ import annotations
 
 import csv
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from agbench.metrics import read_tables
 from agbench.metrics.load import PERCENTILES, load_summary
 from agbench.report.plots import _subplots, to_svg
+from agbench.report.templating import render_template, svg
 from agbench.results.load_summary import LoadLevel, LoadSummary
 from agbench.store import RunStore
 from agbench.timeline import write_timeline
@@ -86,26 +87,17 @@ def _fmt(value: Any) -> str:
 def render_load(summary: LoadSummary) -> str:
     """The page: banner (source, labels), level table, latency-vs-load figure."""
     levels = summary.levels
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in [*_RESULT_COLUMNS, "errors"])
-    rows = "".join(
-        "<tr>"
-        + "".join(f"<td>{html.escape(_fmt(getattr(lv, c, None)))}</td>" for c in [*_RESULT_COLUMNS, "errors"])
-        + "</tr>"
-        for lv in levels
+    columns = [*_RESULT_COLUMNS, "errors"]
+    return render_template(
+        "load.html.j2",
+        run_id=summary.run_id,
+        device=summary.device,
+        source=summary.source,
+        labels=[str(x) for x in summary.labels],
+        figure=svg(_latency_figure(levels)) if any(lv.offered_rate for lv in levels) else "",
+        columns=columns,
+        rows=[[_fmt(getattr(lv, c, None)) for c in columns] for lv in levels],
     )
-    labels = " ".join(f'<span class="label">{html.escape(str(x))}</span>' for x in summary.labels)
-    figure = _latency_figure(levels) if any(lv.offered_rate for lv in levels) else ""
-    return f"""<!doctype html><html><head><meta charset="utf-8">
-<title>agbench load report {html.escape(summary.run_id)}</title>
-<style>body{{font-family:system-ui,sans-serif;margin:24px auto;max-width:1300px;padding:0 16px}}
-table{{border-collapse:collapse;font-size:12px}} td,th{{border:1px solid #ddd;padding:3px 6px;text-align:right}}
-th{{background:#f4f4f4}} .banner{{background:#eef4ff;border:1px solid #88a;border-radius:6px;padding:8px 12px}}
-.label{{background:#e0a040;color:#fff;border-radius:4px;padding:1px 8px}} svg{{max-width:100%;height:auto}}</style>
-</head><body><h1>Open-loop load: {html.escape(summary.device)}</h1>
-<div class="banner">source: <b>{html.escape(summary.source)}</b> — requests arrive at fixed
-times whatever the server does (open loop); latencies are of completed requests. {labels}</div>
-<h2>Latency and throughput against offered load</h2><figure>{figure}</figure>
-<h2>Levels</h2><table><tr>{head}</tr>{rows}</table></body></html>"""
 
 
 def write_load_report(run_dir: Path) -> list[Path]:

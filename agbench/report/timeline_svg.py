@@ -5,15 +5,17 @@ concurrent agents waited. The view is drawn from the very Chrome trace events
 ``agbench.timeline`` writes (one code path): attempts are packed into lanes (at concurrency C
 at most C attempts overlap, so about C lanes), and each lane shows its attempts' model calls
 split into queue / prefill / decode, cloud calls, tool calls and failed calls. Plain SVG
-elements only: no script, no font or network fetch.
+elements only: no script, no font or network fetch. This module computes the coordinates;
+templates/timeline.svg.j2 writes the elements (names escaped there).
 """
 
 from __future__ import annotations
 
-import html
 from collections import defaultdict
-from collections.abc import Mapping
 from typing import Any
+
+from agbench.report.templating import render_template
+from agbench.results.timeline import SpanEvent, Timeline
 
 COLOURS = {
     "queue": "#d62728",
@@ -37,26 +39,23 @@ LEFT = 70
 TOP = 26
 
 
-def busiest_process(trace: Mapping[str, Any]) -> int | None:
+def busiest_process(trace: Timeline) -> int | None:
     """The configuration (pid) with the most model calls: where waiting shows most."""
     counts: dict[int, int] = defaultdict(int)
-    for e in trace["traceEvents"]:
-        if e["ph"] == "X" and e["cat"] == "model":
-            counts[e["pid"]] += 1
+    for e in trace.spans():
+        if e.cat == "model":
+            counts[e.pid] += 1
     return max(counts, key=lambda pid: (counts[pid], -pid)) if counts else None
 
 
-def process_name(trace: Mapping[str, Any], pid: int) -> str:
-    for e in trace["traceEvents"]:
-        if e["ph"] == "M" and e["name"] == "process_name" and e["pid"] == pid:
-            return str(e["args"]["name"])
-    return f"configuration {pid}"
+def process_name(trace: Timeline, pid: int) -> str:
+    return trace.process_names().get(pid, f"configuration {pid}")
 
 
-def span_kind(event: Mapping[str, Any]) -> str | None:
+def span_kind(event: SpanEvent) -> str | None:
     """What a span is drawn as: a cloud call is one bar, a local call its phases."""
-    cat = str(event["cat"])
-    cloud = event.get("args", {}).get("endpoint") == "cloud"
+    cat = event.cat
+    cloud = event.args.endpoint == "cloud"
     if cat == "tool":
         return "tool"
     if cat == "model.error":
@@ -68,24 +67,19 @@ def span_kind(event: Mapping[str, Any]) -> str | None:
     return None
 
 
-def timeline_svg(trace: Mapping[str, Any], pid: int | None = None) -> str | None:
+def timeline_svg(trace: Timeline, pid: int | None = None) -> str | None:
     """The SVG of configuration ``pid`` (default: the busiest); None when nothing ran."""
     pid = busiest_process(trace) if pid is None else pid
     if pid is None:
         return None
-    events = [e for e in trace["traceEvents"] if e.get("pid") == pid]
-    attempt_of = {
-        e["tid"]: str(e["args"]["name"]).rsplit(" ", 1)[0]
-        for e in events
-        if e["ph"] == "M" and e["name"] == "thread_name"
-    }
-    spans = [e for e in events if e["ph"] == "X"]
+    attempt_of = {tid: name.rsplit(" ", 1)[0] for (_, tid), name in trace.thread_names(pid).items()}
+    spans = trace.spans(pid)
     if not spans:
         return None
     extent: dict[str, list[float]] = {}
     for e in spans:
-        start, end = float(e["ts"]), float(e["ts"]) + float(e["dur"])
-        lo_hi = extent.setdefault(attempt_of[e["tid"]], [start, end])
+        start, end = e.ts, e.ts + e.dur
+        lo_hi = extent.setdefault(attempt_of[e.tid], [start, end])
         lo_hi[0], lo_hi[1] = min(lo_hi[0], start), max(lo_hi[1], end)
     lane_end: list[float] = []
     lane_of: dict[str, int] = {}
@@ -105,44 +99,74 @@ def timeline_svg(trace: Mapping[str, Any], pid: int | None = None) -> str | None
     def x(ts: float) -> float:
         return LEFT + (ts - t_min) * scale
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-        f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="10">',
-        f'<text x="{LEFT}" y="12">{html.escape(process_name(trace, pid))}: {len(extent)} attempts in '
-        f"{lanes} lanes, {(t_max - t_min) / 1e6:,.0f} s</text>",
+    texts: list[dict[str, Any]] = [
+        {
+            "x": LEFT,
+            "y": 12,
+            "anchor": "",
+            "text": f"{process_name(trace, pid)}: {len(extent)} attempts in {lanes} lanes, "
+            f"{(t_max - t_min) / 1e6:,.0f} s",
+        }
     ]
-    for i in range(lanes):
-        y = TOP + i * LANE_H
-        parts.append(f'<text x="{LEFT - 4}" y="{y + LANE_H - 4}" text-anchor="end">lane {i + 1}</text>')
-    for attempt, (start, end) in extent.items():  # the attempt itself, pale
-        y = TOP + lane_of[attempt] * LANE_H
-        parts.append(
-            f'<rect x="{x(start):.1f}" y="{y + 1}" width="{max(0.5, (end - start) * scale):.1f}" '
-            f'height="{LANE_H - 2}" fill="#eeeeee" stroke="#bbbbbb" stroke-width="0.5">'
-            f"<title>{html.escape(attempt)}</title></rect>"
-        )
+    texts += [
+        {"x": LEFT - 4, "y": TOP + i * LANE_H + LANE_H - 4, "anchor": "end", "text": f"lane {i + 1}"}
+        for i in range(lanes)
+    ]
+    attempts = [  # the attempt itself, pale
+        {
+            "x": f"{x(start):.1f}",
+            "y": TOP + lane_of[attempt] * LANE_H + 1,
+            "w": f"{max(0.5, (end - start) * scale):.1f}",
+            "h": LANE_H - 2,
+            "title": attempt,
+        }
+        for attempt, (start, end) in extent.items()
+    ]
+    rects = []
     for e in spans:
         kind = span_kind(e)
         if kind is None:
             continue
-        y = TOP + lane_of[attempt_of[e["tid"]]] * LANE_H
-        parts.append(
-            f'<rect x="{x(float(e["ts"])):.1f}" y="{y + 3}" width="{max(0.3, float(e["dur"]) * scale):.1f}" '
-            f'height="{LANE_H - 6}" fill="{COLOURS[kind]}"/>'
+        rects.append(
+            {
+                "x": f"{x(e.ts):.1f}",
+                "y": TOP + lane_of[attempt_of[e.tid]] * LANE_H + 3,
+                "w": f"{max(0.3, e.dur * scale):.1f}",
+                "h": LANE_H - 6,
+                "fill": COLOURS[kind],
+            }
         )
     axis_y = TOP + lanes * LANE_H + 12
+    axis = []
     for k in range(6):
         t = t_min + (t_max - t_min) * k / 5
-        parts.append(
-            f'<text x="{x(t):.1f}" y="{axis_y}" text-anchor="middle">{(t - t_min) / 1e6:,.0f} s</text>'
+        axis.append(
+            {"x": f"{x(t):.1f}", "y": axis_y, "anchor": "middle", "text": f"{(t - t_min) / 1e6:,.0f} s"}
         )
+    legend = []
     lx = LEFT
     for key, label in _LEGEND:
-        parts.append(f'<rect x="{lx}" y="{axis_y + 8}" width="10" height="8" fill="{COLOURS[key]}"/>')
-        parts.append(f'<text x="{lx + 13}" y="{axis_y + 16}">{html.escape(label)}</text>')
+        legend.append(
+            {
+                "x": lx,
+                "box_y": axis_y + 8,
+                "fill": COLOURS[key],
+                "text_x": lx + 13,
+                "text_y": axis_y + 16,
+                "text": label,
+            }
+        )
         lx += 30 + 6 * len(label)
-    parts.append("</svg>")
-    return "".join(parts)
+    return render_template(
+        "timeline.svg.j2",
+        width=WIDTH,
+        height=height,
+        texts=texts,
+        attempts=attempts,
+        rects=rects,
+        axis=axis,
+        legend=legend,
+    )
 
 
 __all__ = ["COLOURS", "busiest_process", "process_name", "span_kind", "timeline_svg"]

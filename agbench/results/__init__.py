@@ -4,6 +4,7 @@
   :class:`LoadSummary` (an open-loop load run); :func:`read_summary` reads any of them.
 - ``validation.json``: :class:`ValidationReport`.
 - ``run.json``: agbench.run_meta.RunMeta (its schema is published beside the others).
+- ``timeline.json``: :class:`Timeline` (agbench.results.timeline), read by :func:`read_timeline`.
 
 ``agbench schema --write docs`` regenerates docs/*.schema.json from these models; a test checks
 the committed files equal the generated ones.
@@ -26,6 +27,7 @@ from agbench.results.summary import (
     ResultModel,
     RunSummary,
 )
+from agbench.results.timeline import Timeline, read_timeline
 from agbench.results.validation import ValidationReport
 
 #: Any summary.json: a comparison says ``"comparison": true``, a load run has ``levels``.
@@ -76,8 +78,10 @@ __all__ = [
     "ResultModel",
     "RunSummary",
     "SummaryFile",
+    "Timeline",
     "ValidationReport",
     "parse_summary",
     "read_run_summary",
     "read_summary",
+    "read_timeline",
 ]

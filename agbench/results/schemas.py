@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from agbench.results import SummaryFile, ValidationReport
+from agbench.results.timeline import Timeline
 from agbench.run_meta import RunMeta
 
 _BASE = "https://agbench.invalid/schemas/"  # an identifier, never fetched
@@ -57,6 +58,13 @@ def schemas() -> dict[str, dict[str, Any]]:
             "run.schema.json",
             "agbench run.json",
             "How a run directory was made: source, device, agent, servers, options.",
+        ),
+        "timeline.schema.json": _titled(
+            Timeline.model_json_schema(mode="serialization"),
+            "timeline.schema.json",
+            "agbench timeline.json",
+            "A run's trace tables as a Chrome Trace Event document (Perfetto UI, chrome://tracing): "
+            "spans per agent of each attempt, counters per configuration, track names.",
         ),
     }
 

@@ -5,29 +5,33 @@ A cloud model streams its answer a token at a time, and a placeholder is several
 the next, and an SSE line may itself be cut across network reads. :class:`StreamRestorer`
 sits between the upstream's bytes and the agent's socket:
 
-- bytes are split into lines (a partial line waits for its newline);
-- each ``data:`` event's text fields (``delta.content``, ``delta.reasoning_content`` and each
-  tool call's ``function.arguments``, per choice) are restored with the text held back from
-  the previous event prepended; a tail that may still become an issued placeholder (``<``
+- the bytes are cut into events by live/sse.py's :class:`SseDecoder` (the one reader of SSE,
+  so the restorer, the proxy's parser and the chat client cannot disagree on where an event
+  ends) and each event is written again by its encoder;
+- each event's text fields (``delta.content``, ``delta.reasoning_content`` and each tool
+  call's ``function.arguments``, per choice) are restored with the text held back from the
+  previous event prepended; a tail that may still become an issued placeholder (``<``
   followed by what could begin one) is held back until it completes or cannot;
 - held text is released into the event that ends its choice (``finish_reason``), or in an
   event of its own before ``[DONE]`` / at the end of the stream, so nothing is lost;
 - arguments are restored JSON-escaped (they are the inside of a JSON string as they stream);
-- any other line (comments, ``event:``, blank separators, bad JSON) passes through unchanged,
-  so the proxy's SSE parser and the agent judge a broken stream the same way.
+- an event that is not a chat chunk (bad JSON, no ``choices``) keeps its data and its type
+  unchanged, so the proxy's parser and the agent judge a broken stream the same way.
 
-Text is held back only until its placeholder completes (or cannot); a line with no ``<`` in
-it while nothing is held passes through byte for byte, so an answer that names no placeholder
-reaches the agent exactly as the upstream sent it.
+Text is held back only until its placeholder completes (or cannot); an event with no ``<`` in
+it while nothing is held keeps its data byte for byte. What is dropped is framing only:
+comments (keep-alives), the ``id`` field (nothing downstream reconnects) and CR line ends; an
+upstream that writes ``data: ...`` and a blank line, as llama-server and the OpenAI API do,
+reaches the agent exactly as it sent it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from agbench.live.privacy.placeholders import MAX_PLACEHOLDER_LEN, PlaceholderMap
+from agbench.live.sse import DONE_EVENT, SseDecoder, SseEvent, encode_event
 
 _PARTIAL = re.compile(r"<[A-Z0-9_]*\Z")
 FieldKey = tuple[int, str, int]  # (choice index, field, tool-call index or -1)
@@ -38,49 +42,40 @@ class StreamRestorer:
 
     def __init__(self, placeholders: PlaceholderMap) -> None:
         self.placeholders = placeholders
-        self._line = b""
+        self._decoder = SseDecoder()
         self._held: dict[FieldKey, str] = {}
         self._template: dict[str, Any] = {}  # id/object/model/created of the last event
 
     # -- bytes ----------------------------------------------------------------------------
     def feed(self, piece: bytes) -> bytes:
-        """The restored bytes that can be sent now (possibly empty)."""
-        data = self._line + piece
-        if b"\n" not in data:
-            self._line = data
-            return b""
-        *lines, self._line = data.split(b"\n")
-        return b"".join(self._line_out(line) + b"\n" for line in lines)
+        """The restored bytes that can be sent now (possibly empty): the events ``piece`` ends."""
+        return b"".join(self._event_out(event) for event in self._decoder.feed(piece))
 
     def close(self) -> bytes:
-        """What is left when the upstream's body ended: a last unterminated line, held text."""
-        line, self._line = self._line, b""
-        out = self._line_out(line) if line else b""
+        """What is left when the upstream's body ended: an event it left open, held text."""
+        out = b"".join(self._event_out(event) for event in self._decoder.close())
         return out + self._flush_event()
 
     # -- events ---------------------------------------------------------------------------
-    def _line_out(self, line: bytes) -> bytes:
-        if not self._held and b"<" not in line and b"\\u003c" not in line.lower():
-            return line  # no placeholder can start here and none is pending: bytes unchanged
-        text = line.strip()
-        if not text.startswith(b"data:"):
-            return line
-        data = text[5:].strip()
-        if data == b"[DONE]":
-            return self._flush_event() + line
-        try:
-            event = json.loads(data)
-        except ValueError:
-            return line
-        if not isinstance(event, dict) or not isinstance(event.get("choices"), list):
-            return line
-        for key in ("id", "object", "model", "created"):
-            if key in event:
-                self._template[key] = event[key]
-        for choice in event["choices"]:
-            if isinstance(choice, dict):
-                self._choice(choice)
-        return b"data: " + json.dumps(event, ensure_ascii=False).encode()
+    def _event_out(self, event: SseEvent) -> bytes:
+        data = event.data
+        if event.done:
+            return self._flush_event() + DONE_EVENT
+        if self._held or b"<" in data or b"\\u003c" in data.lower():
+            try:
+                parsed = event.json()
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict) and isinstance(parsed.get("choices"), list):
+                for key in ("id", "object", "model", "created"):
+                    if key in parsed:
+                        self._template[key] = parsed[key]
+                for choice in parsed["choices"]:
+                    if isinstance(choice, dict):
+                        self._choice(choice)
+                return _encode(parsed, event.event)
+        # No placeholder can start here and none is pending, or not a chat chunk: data unchanged.
+        return _encode(data, event.event)
 
     def _choice(self, choice: dict[str, Any]) -> None:
         index = choice.get("index", 0) if isinstance(choice.get("index"), int) else 0
@@ -139,8 +134,13 @@ class StreamRestorer:
                 )
             else:
                 delta[name] = self._restore((index, name, tool), text)
-        event = {**self._template, "choices": list(choices.values())}
-        return b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n"
+        return encode_event({**self._template, "choices": list(choices.values())})
+
+
+def _encode(data: Any, event_type: str) -> bytes:
+    """One event again, its type kept (``message``, the default, is not written)."""
+    head = b"" if event_type == "message" else b"event: " + event_type.encode() + b"\n"
+    return head + encode_event(data)
 
 
 __all__ = ["StreamRestorer"]

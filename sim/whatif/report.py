@@ -1,12 +1,12 @@
 """The what-if report: ``whatif.json`` (every point), ``points.csv``, ``pareto.html`` (static page
 with the front plotted pairwise against the other points and each front point's bottleneck),
-and the front as text for the terminal.
+and the front as text for the terminal. The page's layout is templates/pareto.html.j2, shipped
+with the simulator and autoescaped (agbench/report/templating.py).
 """
 
 from __future__ import annotations
 
 import csv
-import html
 import json
 import math
 from itertools import combinations
@@ -17,6 +17,7 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from agbench.report.plots import to_svg
+from agbench.report.templating import render_template, svg
 from agbench.sim.whatif.search import WhatIfResult
 from agbench.sim.whatif.spec import OBJECTIVES
 
@@ -137,38 +138,30 @@ def _scatter(result: WhatIfResult, x: str, y: str) -> str:
 def render(result: WhatIfResult) -> str:
     s = summary(result)
     objs = result.spec.objectives
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["point", *objs, "bottleneck", "why"])
     rows = []
     for group in front_groups(result):
         row = result.results[group[0]].to_dict()
         same = f" (+{len(group) - 1} settings with the same figures)" if len(group) > 1 else ""
-        cells = [f'<td class="l">{html.escape(row["label"] + same)}</td>']
-        cells += [f"<td>{html.escape(_fmt(row[o]))}</td>" for o in objs]
-        cells.append(f'<td class="l">{html.escape(row["bottleneck"])}</td>')
-        cells.append(f'<td class="l">{html.escape(row["explanation"])}</td>')
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    figures = "".join(f"<figure>{_scatter(result, x, y)}</figure>" for x, y in combinations(objs, 2))
+        rows.append(
+            {
+                "label": row["label"] + same,
+                "objectives": [_fmt(row[o]) for o in objs],
+                "bottleneck": row["bottleneck"],
+                "why": row["explanation"],
+            }
+        )
     refused = result.refused[:20]
-    refused_html = "".join(f"<li>{html.escape(r.refused)}</li>" for r in refused)
-    more = (
-        f"<p>… and {len(result.refused) - len(refused)} more (whatif.json)</p>"
-        if len(result.refused) > len(refused)
-        else ""
+    return render_template(
+        "pareto.html.j2",
+        "whatif-templates",
+        s=s,
+        objectives=", ".join(f"{o} ({OBJECTIVES[o]})" for o in objs),
+        head=["point", *objs, "bottleneck", "why"],
+        rows=rows,
+        figures=[svg(_scatter(result, x, y)) for x, y in combinations(objs, 2)],
+        refused=[r.refused for r in refused],
+        more=len(result.refused) - len(refused),
     )
-    return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>agbench what-if {html.escape(s["name"])}</title>
-<style>body{{font-family:system-ui,sans-serif;margin:24px auto;max-width:1300px;padding:0 16px;color:#222}}
-table{{border-collapse:collapse;font-size:12px}} td,th{{border:1px solid #ddd;padding:3px 6px;text-align:right}}
-th{{background:#f4f4f4}} td.l{{text-align:left}} figure{{display:inline-block;margin:4px}} svg{{max-width:100%;height:auto}}
-.banner{{background:#fff4e0;border:1px solid #e0a040;border-radius:6px;padding:8px 12px}}</style></head><body>
-<h1>What-if: {html.escape(s["name"])}</h1>
-<div class="banner">simulated; {s["points"]} points ({s["search"]} search, seed {s["seed"]}, {s["limit"] or "all"} tasks per point):
-{s["simulated"]} simulated, {s["refused"]} refused (weights + KV pool do not fit in memory); {s["wall_s"]:.1f} s on {html.escape(s["where"])}.</div>
-<h2>Pareto front ({len(s["front"])} points)</h2>
-<p>No other point is at least as good on every objective and better on one: {html.escape(", ".join(f"{o} ({OBJECTIVES[o]})" for o in objs))}.</p>
-<table><tr>{head}</tr>{"".join(rows)}</table>
-<h2>Objectives pairwise</h2><p>Diamonds: front points; dots: the other simulated points, coloured by architecture.</p>{figures}
-<h2>Refused points</h2><ul>{refused_html or "<li>none</li>"}</ul>{more}
-</body></html>"""
 
 
 def write_report(result: WhatIfResult, out_dir: Path) -> list[Path]:

@@ -14,6 +14,7 @@ from agbench.live.privacy.detectors import DeclaredDetector, DeclaredItem
 from agbench.live.privacy.guard import AttemptGuard, GuardSettings
 from agbench.live.privacy.placeholders import PlaceholderMap
 from agbench.live.privacy.stream import StreamRestorer
+from agbench.live.sse import SseDecoder
 from agbench.metrics.privacy import guard_figures, with_success_cost
 from agbench.results.summary import ConfigurationSummary, PrivacyGuardSummary
 
@@ -70,6 +71,31 @@ def test_held_text_of_a_stream_cut_before_its_end_is_released() -> None:
     event = {"id": "x", "choices": [{"index": 0, "delta": {"content": "to <EMAIL_"}, "finish_reason": None}]}
     out = restorer.feed(b"data: " + json.dumps(event).encode() + b"\n\n") + restorer.close()
     assert _content(out) == "to <EMAIL_"  # never completed: passed on as written, nothing lost
+
+
+def test_the_restorer_reads_sse_as_the_decoder_does() -> None:
+    """CRLF line ends, keep-alive comments and an event split over two ``data`` lines are
+    SSE the proxy's parser reads; the restorer cuts the stream with the same decoder, so it
+    restores there too, and an error event keeps its type."""
+    pmap = PlaceholderMap()
+    pmap.placeholder(EMAIL, "EMAIL")
+    first = {"id": "x", "choices": [{"index": 0, "delta": {"content": "to <EMAIL"}, "finish_reason": None}]}
+    second = {"id": "x", "choices": [{"index": 0, "delta": {"content": "_1>"}, "finish_reason": "stop"}]}
+    stream = (
+        b": keep-alive\r\n\r\n"
+        + b"data: " + json.dumps(first).encode() + b"\r\n\r\n"
+        + b'data: {"id": "x",\ndata: ' + json.dumps(second)[11:].encode() + b"\n\n"
+        + b'event: error\ndata: {"error": "<late>"}\n\n'
+        + b"data: [DONE]\r\n\r\n"
+    )  # fmt: skip
+    restorer = StreamRestorer(pmap)
+    out = b"".join(restorer.feed(stream[i : i + 3]) for i in range(0, len(stream), 3)) + restorer.close()
+    events = SseDecoder().feed(out)
+    assert "".join(c["delta"].get("content") or "" for e in events[:-2] for c in e.json()["choices"]) == (
+        f"to {EMAIL}"
+    )
+    assert (events[-2].event, events[-2].json()) == ("error", {"error": "<late>"})
+    assert events[-1].done
 
 
 def test_the_guard_redacts_every_message_part_with_stable_placeholders() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -318,3 +319,20 @@ def test_the_load_page_escapes_its_labels() -> None:
     page = render_load(LoadSummary(run_id=hostile, device=hostile, labels=[hostile], levels=[level]))
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4  # title, heading, label, level
+
+
+LOAD_REFERENCE = Path(__file__).resolve().parents[1] / "calibration" / "reference" / "load"
+
+
+@pytest.mark.skipif(not (LOAD_REFERENCE / "run.json").is_file(), reason="the load reference is not here")
+def test_report_of_a_load_run_writes_its_load_page_and_refuses_a_mixed_comparison(tmp_path: Path) -> None:
+    load_dir = tmp_path / "load"
+    shutil.copytree(LOAD_REFERENCE, load_dir)
+    (load_dir / "summary.html").unlink()
+    written = write_reports([load_dir])
+    assert load_dir / "summary.html" in written
+    page = (load_dir / "summary.html").read_text()
+    assert "rate-1" in page  # one of its levels, not a configuration table
+    with pytest.raises(RunDirError) as info:
+        write_reports([load_dir, make_run(tmp_path / "agents")])
+    assert "cannot compare a load run" in _one_line(info.value)

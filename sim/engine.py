@@ -122,9 +122,9 @@ def simulate(
     per decode step and per generated token of each sequence): only the speed benchmark uses it.
     """
     started = time.perf_counter()
-    arch_name = Architecture(arch).value
+    architecture = Architecture(arch)
     device_name = device or profile.device.name
-    scope = RunScope(run_id, Configuration(device_name, Architecture(arch_name), concurrency))
+    scope = RunScope(run_id, Configuration(device_name, architecture, concurrency))
     ids = scope.ids()
     env = simpy.Environment()
     cpu = ProcessorSharingCPU(env, profile.device.cores)
@@ -133,14 +133,14 @@ def simulate(
 
     sample = sample_recorder(env, ids, records)
 
-    if arch_name != Architecture.CO:
+    if architecture.uses_local:
         server_class = PerTokenServer if per_step_events else LocalServer
         server = server_class.on_device(
             env, profile, concurrency, cpu, sample_hook=sample, sample_interval_s=sample_interval_s
         )
     standin = (
         cloud_standin_server(env, profile, concurrency, cpu, sample, sample_interval_s)
-        if profile.cloud.standin_local and arch_name != Architecture.LO
+        if profile.cloud.standin_local and architecture.uses_cloud
         else None
     )
     world = SimWorld(
@@ -162,7 +162,7 @@ def simulate(
         while position[0] < len(queue):
             task = queue[position[0]]
             position[0] += 1
-            agent = TaskAgent(world, task, workload.trajectory(task.task, arch_name))
+            agent = TaskAgent(world, task, workload.trajectory(task.task, architecture.value))
             yield from agent.process()
 
     for _ in range(max(1, concurrency)):
@@ -176,7 +176,7 @@ def simulate(
         sample(standin, STANDIN_SERVER)
     return SimResult(
         device=device_name,
-        architecture=arch_name,
+        architecture=architecture.value,
         concurrency=concurrency,
         seed=seed,
         records=records,

@@ -22,6 +22,7 @@ from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
 from agbench.records import TaskRun
 from agbench.sim.agents.task_agent import SimWorld, TaskAgent
+from agbench.sim.clock import events_scheduled
 from agbench.sim.entities.cloud import CloudAPI
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalServer
@@ -181,7 +182,7 @@ def simulate(
         seed=seed,
         records=records,
         suite_wall_s=suite,
-        events=next(env._eid),  # every event SimPy scheduled (its own counter)
+        events=events_scheduled(env),  # every event SimPy scheduled (its own counter)
         wall_clock_s=time.perf_counter() - started,
         kv_peak_tokens=server.kv_peak if server is not None else 0.0,
         kv_total_tokens=server.pool_tokens if server is not None else 0,

@@ -202,7 +202,7 @@ class LocalServer:
 
     # ---- fluid mechanics ---------------------------------------------------------------
     def _advance(self) -> None:
-        now = self.env._now
+        now = self.env.now
         dt = now - self._t
         if dt > 0 and self._grid_sampling and self.sample_hook is not None and now >= self._next_grid:
             self._sample_grid(self._t, now)
@@ -294,7 +294,7 @@ class LocalServer:
 
     def replan(self) -> None:
         self.replans += 1
-        now = self.env._now
+        now = self.env.now
         self.schedule.settle(self)
         for r in list(self.active) if self.active else ():
             if r.t_first is None and r.prefill_left <= EPS:
@@ -436,7 +436,7 @@ class LocalServer:
             generation = self._generation
             wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
             wake.callbacks.append(lambda _ev: self._wake(generation))
-        now = self.env._now
+        now = self.env.now
         if (
             self.sample_hook is not None
             and not self._grid_sampling
@@ -449,7 +449,7 @@ class LocalServer:
         if generation != self._generation:
             return
         self._advance()
-        tol = EPS * max(1.0, self.env._now)
+        tol = EPS * max(1.0, self.env.now)
         for r in self.active:  # whatever set this wake-up is done, up to float error
             if r.rate_p and r.prefill_left / r.rate_p <= tol:
                 self.prompt_tokens_total += r.prefill_left

@@ -191,6 +191,9 @@ class IterationsSchedule:
         self.batch_tokens: dict[LocalRequest, float] = {}
         self.batch_left_s = 0.0
         self.batch_step_s = 0.0
+        # prompt tokens llama.cpp put in the running batch that found no cell (B1: it adds them
+        # up to n_batch without a room check, and the batch fails when they do not fit)
+        self.unplaced = 0.0
 
     def advance(self, work_s: float) -> None:
         if self.batch_tokens:
@@ -231,11 +234,15 @@ class IterationsSchedule:
     def start_batch(self, host: ScheduleHost, decoding: int, kv_decoding: float) -> None:
         """llama-server's next batch: decode tokens, then waiting prompts in slot order.
 
-        With a unified pool the batch's cells are placed when it starts (``update_slots``:
-        ``llama_decode`` on a full pool purges an idle slot, ``try_clear_idle_slots``, else
-        retries with half the batch): the prompt tokens it takes are cut to the room left after
-        the decoding sequences' tokens, so a batch never fails half-way, and a request that
-        finishes in it frees its slot for purging before the next batch is placed."""
+        ``update_slots`` adds prompt tokens up to ``n_batch`` without asking the pool for room;
+        ``server_context::decode`` then runs the batch in views: a view that finds no cells
+        (``llama_decode`` returns 1) purges an idle slot (``try_clear_idle_slots``) or halves the
+        view and retries from the same offset, so the tokens that fit are processed, and a
+        one-token view that still fails answers every processing slot "Context size has been
+        exceeded.". Here the batch runs the prompt tokens that fit (after purging idle slots)
+        and remembers the rest (``unplaced``): when the batch ends, requests that finished in it
+        have freed their slots, and unless purging idle slots then makes room for the rest,
+        every request in flight fails (``plan``)."""
         pool = host.pool
         budget = float(pool.n_batch - decoding)
         if budget < 1.0:
@@ -247,7 +254,10 @@ class IterationsSchedule:
         span = 0.0  # unified pool: the cells a prompt's attention spans (after any purge)
         if waiting and pool.kv_unified:
             wanted = min(budget, sum(r.prefill_left for r in waiting))
-            budget = min(budget, self.room_for_prompt(host, decoding, wanted))
+            room = self.room_for_prompt(host, decoding, wanted)
+            if room < wanted:
+                self.unplaced = wanted - room
+            budget = min(budget, room)
             span = host.kv_in_use()
         tokens_in = 0.0
         ctx = 0.0
@@ -273,8 +283,22 @@ class IterationsSchedule:
         self.batch_step_s = step
         self.batch_left_s = step
 
+    def overflowed(self, host: ScheduleHost) -> bool:
+        """The batch just over left prompt tokens without a cell: llama.cpp's later views purge
+        idle slots (those that finished in the batch included) until they fit, else it fails
+        every processing slot. True when it fails."""
+        unplaced, self.unplaced = self.unplaced, 0.0
+        room = host.pool_tokens - host.kv_in_use()
+        while room < unplaced and host.pool.purge_on_full and host.purge_one_idle():
+            room = host.pool_tokens - host.kv_in_use()
+        return room < unplaced
+
     def plan(self, host: ScheduleHost) -> None:
         self.settle(host)
+        if self.unplaced and not self.batch_tokens and self.overflowed(host):
+            host.fail_all_in_flight()
+            host.replan()
+            return
         rates = host.rates
         pool = host.pool
         decoding: list[LocalRequest] = []
@@ -295,7 +319,8 @@ class IterationsSchedule:
             self.start_batch(host, batch, kv_decoding)
             if not self.batch_tokens and not batch and host.active and pool.kv_unified:
                 # not one prompt token fits and nothing decodes that could free a cell:
-                # llama.cpp's one-token batch fails ("Context size has been exceeded")
+                # llama.cpp's one-token view fails ("Context size has been exceeded")
+                self.unplaced = 0.0
                 host.fail_all_in_flight()
                 host.replan()
                 return
@@ -312,6 +337,10 @@ class IterationsSchedule:
         else:
             step = rates.decode_step(batch, kv_decoding) if batch else 0.0
             host.saw(batch, kv_decoding, 0.0, 0.0)
+            if self.unplaced and step > 0 and speed > 0:
+                # no prompt token found a cell: the batch is the decode tokens' view alone, and
+                # its end (requests that finish in it freed their slots) decides (overflowed)
+                next_dt = step / speed
         if batch and step > 0:
             decode_each = speed * rates.spec_tokens_per_step / step
             limit = next_dt * decode_each

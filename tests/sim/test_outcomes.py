@@ -135,6 +135,29 @@ def test_a_request_due_to_end_in_the_step_that_fills_the_pool_frees_it() -> None
     assert [(r.conv, r.error_class, r.completion_tokens) for r in reqs] == [("a", "", 12), ("b", "", 30)]
 
 
+def test_a_batch_whose_prompt_overflows_the_pool_fails_every_request_when_it_ends() -> None:
+    # update_slots adds b's 700 prompt tokens to one batch without a room check; the views that
+    # fit (699 cells: a holds 400 and decodes one) are processed, the last one-token view finds
+    # no cell and nothing idle to purge: "Context size has been exceeded." for a and b at once,
+    # at the end of that batch (a gets only the batch's one decode token, not more)
+    settings = ServerProfile(
+        n_ctx=1100,
+        n_parallel=2,
+        n_batch=2048,
+        kv_unified=True,
+        idle_cache_holds_kv=True,
+        purge_idle_on_full=True,
+        prefill_scheduling="iterations",
+    )
+    a, b = serve(settings, [(0.0, "a", 400, 3), (0.41, "b", 700, 20)])
+    assert (a.error_class, a.status_code) == ("context_limit", 500)
+    assert (b.error_class, b.status_code) == ("context_limit", 500)
+    assert a.t_done == b.t_done
+    assert b.prefilled == 699.0
+    assert b.t_first is None
+    assert a.completion_tokens == 1
+
+
 def test_other_sequences_cells_in_a_unified_pool_slow_a_prompt_down() -> None:
     # llama.cpp spans a unified pool's used cells in every prompt batch (the others masked)
     rates = ServerRates(

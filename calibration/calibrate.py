@@ -146,6 +146,9 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     fitted = server.get("rates", {})
     where = f"measured (server profile {path})"
     rates = {k: float(v) for k, v in profile["rates"].items() if k in MEASURED_RATES}
+    restore = profile.get("restore", {})
+    if "restore_s_per_k_tokens" in restore:  # the restore probe measured a restored follow-up
+        rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])
     server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
     cpu = profile.get("cpu", {})
     if "oversubscribed_efficiency" in cpu:

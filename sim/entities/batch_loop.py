@@ -92,6 +92,10 @@ class PrefillSchedule(Protocol):
         """The prompt tokens of a still-prefilling request placed so far, ``dt`` after the
         last event (``/slots``' ``n_prompt_tokens``)."""
 
+    def stall(self, work_s: float) -> None:
+        """The server's loop spends ``work_s`` nominal seconds outside a batch (a prompt-cache
+        restore, done between two batches while every slot waits)."""
+
 
 def schedule_for(settings: ServerProfile) -> PrefillSchedule:
     if settings.prefill_scheduling == "shared":
@@ -116,6 +120,10 @@ class FluidSchedule:
 
     def placed_prompt(self, r: LocalRequest, dt: float) -> float:
         return min(float(r.prompt_tokens), r.cached + r.prefilled + r.rate_p * dt)
+
+    def stall(self, work_s: float) -> None:
+        """Not charged: continuous sharing has no batch boundary to put the loop's pause at
+        (every calibrated profile and paper scenario runs "iterations")."""
 
     def plan(self, host: ScheduleHost) -> None:
         # Runs on every event: one pass to split the batch, plain loops, no temporaries.
@@ -194,6 +202,12 @@ class IterationsSchedule:
         # prompt tokens llama.cpp put in the running batch that found no cell (B1: it adds them
         # up to n_batch without a room check, and the batch fails when they do not fit)
         self.unplaced = 0.0
+        # the loop's work between batches (prompt-cache restores) not yet charged: the next
+        # batch starts after it
+        self.pending_stall_s = 0.0
+
+    def stall(self, work_s: float) -> None:
+        self.pending_stall_s += work_s
 
     def advance(self, work_s: float) -> None:
         if self.batch_tokens:
@@ -279,6 +293,9 @@ class IterationsSchedule:
         masked = span + tokens_in / 2.0 - own if span else 0.0
         if span:
             step += rates.masked_s(masked, tokens_in)
+        if self.pending_stall_s:
+            step += self.pending_stall_s
+            self.pending_stall_s = 0.0
         host.saw(decoding, kv_decoding, own, masked)
         self.batch_step_s = step
         self.batch_left_s = step

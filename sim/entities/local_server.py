@@ -356,6 +356,8 @@ class LocalServer:
         if restored is RESTORE_FAILED:
             self._clear_slot(slot)
         elif restored is not None:
+            # llama_state_seq_set_data on the server's loop: the next batch waits for it
+            self.schedule.stall(restored.tokens * self.rates.restore_s_per_k_tokens / 1000.0)
             self.idle_tokens += restored.tokens - slot.tokens
             slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens = (
                 restored.conv,

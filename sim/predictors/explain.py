@@ -189,6 +189,7 @@ SERVER_TERMS = (
         "prefill_masked_token_s_per_k",
         "unified pool: the same, s per 1,000 cells per prompt token",
     ),
+    ("server.rates", "restore_s_per_k_tokens", "prompt-cache restore, s per 1,000 restored tokens"),
     ("server", "oversubscribed_efficiency", "CPU-only: speed per allocated core when threads lack cores"),
     ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),

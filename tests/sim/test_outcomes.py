@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 import simpy
@@ -73,6 +74,36 @@ def test_next_turn_reuses_its_slot_prefix_or_gets_it_back_from_the_prompt_cache(
     no_ram_cache = ServerProfile(n_ctx=8192, n_parallel=1, prompt_cache_mib=0)
     _a1, b, a2 = serve(no_ram_cache, turns)
     assert (b.cached, a2.cached) == (100, 100)  # without --cache-ram, b overwrote a's history
+
+
+def test_a_prompt_cache_restore_holds_the_next_batch_for_its_measured_time() -> None:
+    # server_prompt_cache::load copies the cached state into the slot on the server's loop
+    # (llama_state_seq_set_data), so the restored turn's first batch starts that much later
+    settings = ServerProfile(n_ctx=8192, n_parallel=1, prefill_scheduling="iterations")
+    turns = [(0.0, "a", 1000, 50), (5.0, "b", 900, 50), (10.0, "a", 1200, 50)]
+
+    def restored_turn(restore_s_per_k: float) -> LocalRequest:
+        env = simpy.Environment()
+        rates = replace(RATES, restore_s_per_k_tokens=restore_s_per_k)
+        server = LocalServer(env, settings, rates, 1)
+        out: list[LocalRequest] = []
+
+        def client(t: float, conv: str, prompt: int, n: int) -> Generator[simpy.Event, Any, None]:
+            yield env.timeout(t)
+            req = server.submit(conv, "sys", 100, prompt, n)
+            yield req.done
+            out.append(req)
+
+        for t, conv, prompt, n in turns:
+            env.process(client(t, conv, prompt, n))
+        env.run()
+        return out[-1]
+
+    free, charged = restored_turn(0.0), restored_turn(2.0)
+    assert free.cached == charged.cached == 1049  # a's state came back from the prompt cache
+    assert free.t_first is not None
+    assert charged.t_first is not None
+    assert abs((charged.t_first - free.t_first) - 2.0 * 1049 / 1000) < 1e-9
 
 
 def test_idle_slots_of_a_unified_pool_are_saved_and_cleared_when_a_task_starts() -> None:

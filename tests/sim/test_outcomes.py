@@ -189,6 +189,40 @@ def test_a_batch_whose_prompt_overflows_the_pool_fails_every_request_when_it_end
     assert a.completion_tokens == 1
 
 
+def test_an_overflowing_batch_is_rescued_by_purging_a_slot_that_finished_in_it() -> None:
+    # b's 700 prompt tokens find 698 cells; a's last token is in the same batch, so a's slot is
+    # idle when the last view fails, and try_clear_idle_slots purges it: b is processed whole
+    settings = ServerProfile(
+        n_ctx=1100,
+        n_parallel=2,
+        n_batch=2048,
+        kv_unified=True,
+        idle_cache_holds_kv=True,
+        purge_idle_on_full=True,
+        prefill_scheduling="iterations",
+        prompt_cache_mib=0,
+    )
+    env = simpy.Environment()
+    server = LocalServer(env, settings, RATES, 2)
+    done: list[LocalRequest] = []
+
+    def client(t: float, conv: str, prompt: int, n: int) -> Generator[simpy.Event, Any, None]:
+        yield env.timeout(t)
+        req = server.submit(conv, "sys", 100, prompt, n)
+        yield req.done
+        done.append(req)
+
+    env.process(client(0.0, "a", 400, 2))
+    env.process(client(0.43, "b", 700, 20))
+    env.run()
+    a, b = done
+    assert (a.error_class, b.error_class) == ("", "")
+    assert b.t_first is not None
+    assert a.t_done is not None
+    assert a.t_done < b.t_first  # a finished inside b's first batch
+    assert server.idle_purges == 1
+
+
 def test_other_sequences_cells_in_a_unified_pool_slow_a_prompt_down() -> None:
     # llama.cpp spans a unified pool's used cells in every prompt batch (the others masked)
     rates = ServerRates(

@@ -67,6 +67,7 @@ class ScheduleHost(Protocol):
     def kv_in_use(self) -> float: ...
     def purge_one_idle(self) -> bool: ...
     def fail_all_in_flight(self) -> None: ...
+    def finish_due_decoders(self) -> int: ...
     def replan(self) -> None: ...
     def schedule_next(self, next_dt: float, used: float, growth: float) -> None: ...
     def saw(self, batch: int, kv_decoding: float, context: float, masked: float) -> None: ...
@@ -300,21 +301,36 @@ class IterationsSchedule:
         self.batch_step_s = step
         self.batch_left_s = step
 
-    def overflowed(self, host: ScheduleHost) -> bool:
+    def overflowed(self, host: ScheduleHost) -> tuple[bool, int]:
         """The batch just over left prompt tokens without a cell: llama.cpp's later views purge
         idle slots (those that finished in the batch included) until they fit, else it fails
-        every processing slot. True when it fails."""
+        every processing slot. (whether it fails, requests answered on the way)."""
         unplaced, self.unplaced = self.unplaced, 0.0
         room = host.pool_tokens - host.kv_in_use()
+        answered = 0
+        if room < unplaced:
+            # the batch's decode view ran first: requests whose last token was in it are
+            # answered (their slots idle, purgeable) before the prompt view fails
+            answered = host.finish_due_decoders()
+            room = host.pool_tokens - host.kv_in_use()
         while room < unplaced and host.pool.purge_on_full and host.purge_one_idle():
             room = host.pool_tokens - host.kv_in_use()
-        return room < unplaced
+        return room < unplaced, answered
+
+    def resolve_overflow(self, host: ScheduleHost) -> bool:
+        """After an overflowing batch: fail every request in flight, or go on; True when slots
+        were freed (failed or answered requests), so the server admits and plans again."""
+        fails, answered = self.overflowed(host)
+        if fails:
+            host.fail_all_in_flight()
+        if fails or answered:
+            host.replan()
+            return True
+        return False
 
     def plan(self, host: ScheduleHost) -> None:
         self.settle(host)
-        if self.unplaced and not self.batch_tokens and self.overflowed(host):
-            host.fail_all_in_flight()
-            host.replan()
+        if self.unplaced and not self.batch_tokens and self.resolve_overflow(host):
             return
         rates = host.rates
         pool = host.pool

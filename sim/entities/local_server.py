@@ -381,6 +381,20 @@ class LocalServer:
         self.idle_purges += 1
         return True
 
+    def finish_due_decoders(self) -> int:
+        """Answer every decoding request within one token of its end: its last token was in the
+        batch just run (its decode view comes first), and llama.cpp answers a view's finished
+        requests before it places the next view (the fluid fraction of a token is not
+        llama.cpp's). Returns how many were answered."""
+        answered = 0
+        for r in list(self.active):
+            if r.t_first is not None and r.out_target - r.generated <= 1.0:
+                self.generated_tokens_total += r.out_target - r.generated
+                r.generated = float(r.out_target)
+                self._finish(r)
+                answered += 1
+        return answered
+
     def _purge_idle_until_room(self, full: float) -> bool:
         """Purge idle slots' caches, lowest id first, until the pool is below ``full``;
         False when it is still full with no idle cache left (then requests must fail).

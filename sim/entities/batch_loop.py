@@ -200,7 +200,7 @@ class IterationsSchedule:
         self.batch_tokens: dict[LocalRequest, float] = {}
         self.batch_left_s = 0.0
         self.batch_step_s = 0.0
-        # prompt tokens llama.cpp put in the running batch that found no cell (B1: it adds them
+        # prompt tokens llama.cpp put in the running batch that found no cell (it adds them
         # up to n_batch without a room check, and the batch fails when they do not fit)
         self.unplaced = 0.0
         # the loop's work between batches (prompt-cache restores) not yet charged: the next

@@ -37,7 +37,9 @@ from typing import Any
 
 import pandas as pd
 
+from agbench.architecture_roles import plan_for
 from agbench.attempt import AgentLabel, MessageKind
+from agbench.config import Architecture
 from agbench.records import TABLES, to_row
 from agbench.results.timeline import (
     CounterEvent,
@@ -58,7 +60,7 @@ US = 1e6  # trace timestamps are microseconds
 #: The trace tables a timeline is drawn from.
 TIMELINE_TABLES = ("task_runs", "model_calls", "tool_calls", "messages", "server_samples", "resource_samples")
 
-_CLOUD_LED = ("CO", "HCL")
+_ARCHITECTURES = frozenset(a.value for a in Architecture)
 _AGENT_ORDER = {label.value: i for i, label in enumerate(AgentLabel)}
 
 
@@ -87,12 +89,13 @@ def config_name(device: str, architecture: str, concurrency: int) -> str:
 
 
 def lead_agent(architecture: str, agents_seen: Iterable[str] = ()) -> str:
-    """The agent that leads an attempt: cloud for CO/HCL, local otherwise (and a load level's
-    one agent, whatever it is called)."""
+    """The agent that leads an attempt, from the core's role table (cloud for CO/HCL, local
+    for LO/HLL); a name outside the table leads with the first agent seen (a load level's one
+    agent, whatever it is called), else local."""
     seen = list(agents_seen)
-    if architecture in _CLOUD_LED:
-        return AgentLabel.CLOUD.value
-    if architecture in ("LO", "HLL") or not seen:
+    if architecture in _ARCHITECTURES:
+        return plan_for(architecture).lead.agent.value
+    if not seen:
         return AgentLabel.LOCAL.value
     return seen[0]
 

@@ -19,6 +19,7 @@ from agbench.attempt import Endpoint
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
 from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
+from agbench.calibration.server_preset import SETTING_KEYS, server_table
 from agbench.calibration.server_profile import MEASURED_RATES, load_server_profile, measured_ranges
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
@@ -87,29 +88,10 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     if settings is not None:
         explicit_slots = meta.options.get("local_parallel")
         per_slot = _ctx_per_slot(traces)
-        server = {
-            "n_ctx": settings.n_ctx,
-            # Where every level's pool was slots x the same size (the runner's default), the
-            # profile says so, so extrapolating to more slots grows the pool as a run would.
-            "n_ctx_per_slot": per_slot,
-            # The runner gives the server one slot per concurrent task unless told otherwise.
-            "n_parallel": int(explicit_slots) if explicit_slots else 0,
-            "kv_unified": settings.kv_unified,
-            "threads": settings.threads,
-            "n_batch": settings.batch_size,
-            # The live sampler sums /slots (each busy slot's whole prompt + generated tokens):
-            # the simulated samples are taken the same way, so peaks compare like for like.
-            "kv_sampled_as": "slots",
-            # llama-server only reuses a slot's cache when its prompt shares the prefix.
-            "slot_policy": "llama-cpp",
-            # llama-server runs one batch at a time; prompts that arrive wait for the next
-            "prefill_scheduling": "iterations",
-        }
-        if server["kv_unified"]:
-            # llama-server keeps idle slots' caches in a unified pool and purges them one by
-            # one when it fills, before failing the requests in flight (try_clear_idle_slots).
-            server["idle_cache_holds_kv"] = True
-            server["purge_idle_on_full"] = True
+        # The runner gives the server one slot per concurrent task unless told otherwise.
+        server = server_table(
+            settings, n_parallel=int(explicit_slots) if explicit_slots else 0, n_ctx_per_slot=per_slot
+        )
     server.update(harness["server"])
     if rates:
         server["rates"] = {**rates, "source": "calibrated"}
@@ -164,6 +146,9 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     fitted = server.get("rates", {})
     where = f"measured (server profile {path})"
     rates = {k: float(v) for k, v in profile["rates"].items() if k in MEASURED_RATES}
+    restore = profile.get("restore", {})
+    if "restore_s_per_k_tokens" in restore:  # the restore probe measured a restored follow-up
+        rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])
     server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
     cpu = profile.get("cpu", {})
     if "oversubscribed_efficiency" in cpu:
@@ -187,9 +172,10 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
 
 def _settings_mismatch(profiled: dict[str, Any], run: dict[str, Any]) -> list[str]:
     """Settings in which the profiled server differs from the run's (rates may not carry over)."""
-    pairs = (("threads", "threads"), ("kv_unified", "kv_unified"), ("batch_size", "n_batch"))
     out = []
-    for theirs, ours in pairs:
+    for theirs, ours in SETTING_KEYS:
+        if theirs in ("n_ctx", "n_parallel"):  # a profile measures the rates, not the pool
+            continue
         if theirs in profiled and ours in run and profiled[theirs] != run[ours]:
             out.append(f"{ours}: profile {profiled[theirs]}, run {run[ours]}")
     return out

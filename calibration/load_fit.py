@@ -28,6 +28,7 @@ import tomli_w
 from agbench.calibration.harness_fit import request_overheads
 from agbench.calibration.machine_load import quiet_mask
 from agbench.calibration.server_fit import fit_server
+from agbench.calibration.server_preset import LLAMA_SERVER_BEHAVIOUR, server_table
 from agbench.calibration.validation import records_to_tables
 from agbench.errors import AgbenchError
 from agbench.load import LOAD_TASK_PREFIX, LoadLevel, levels_of_run
@@ -119,21 +120,12 @@ def fit_load_profile(run_dir: Path, fit_levels: int = 2) -> dict[str, Any]:
     rates, fits = fit_server(calls.assign(quiet=quiet))
     n_slots = settings.n_parallel if settings is not None else 1
     overheads = request_overheads(calls[found_a_free_slot(calls, n_slots)])
-    server: dict[str, Any] = {
-        "kv_sampled_as": "slots",
-        "slot_policy": "llama-cpp",
-        "prefill_scheduling": "iterations",
-        "request_overhead_s": float(np.median(overheads)) if len(overheads) else 0.0,
-    }
-    if settings is not None:
-        server |= {
-            "n_ctx": settings.n_ctx,
-            "n_ctx_per_slot": 0,
-            "n_parallel": settings.n_parallel,
-            "kv_unified": settings.kv_unified,
-            "threads": settings.threads,
-            "n_batch": settings.batch_size,
-        }
+    server: dict[str, Any] = (
+        server_table(settings, n_parallel=settings.n_parallel, n_ctx_per_slot=0)
+        if settings is not None
+        else dict(LLAMA_SERVER_BEHAVIOUR)
+    )
+    server["request_overhead_s"] = float(np.median(overheads)) if len(overheads) else 0.0
     if rates:
         server["rates"] = {**rates, "source": "calibrated"}
     overlay: dict[str, Any] = {

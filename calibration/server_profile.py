@@ -233,6 +233,12 @@ def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, 
     }
     share = min(1.0, cores / (threads + 1.0))
     speeds = [s for s in (decode, prefill) if math.isfinite(s)]
+    # the data the efficiency rests on: one operating point (the share the threads get beside
+    # one busy core), the speeds measured there and the calls behind them
+    out["share"] = share
+    out["samples"] = len(_rows(calls, "decode_cpu_busy", "prefill_cpu_busy"))
+    if speeds:
+        out["speed_range"] = _span(speeds)
     if share < 1.0 and speeds:
         speed = float(np.mean(speeds))
         e = 1.0 - (1.0 - min(speed / share, 1.0)) / (1.0 - share)

@@ -32,6 +32,7 @@ from agbench.calibration.scoring import (
     saturated,
     score_metric,
 )
+from agbench.calibration.server_preset import pool_table
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
@@ -166,10 +167,8 @@ def simulate_pair(
         sc = load_scenario(scenario).with_profile(profile_path)
         settings = servers.get(str(conc))
         if settings is not None:
-            sc.profile.server.n_ctx = settings.n_ctx
-            sc.profile.server.n_ctx_per_slot = 0  # the live run's own pool, as launched
-            sc.profile.server.n_parallel = settings.n_parallel
-            sc.profile.server.kv_unified = settings.kv_unified
+            for key, value in pool_table(settings).items():
+                setattr(sc.profile.server, key, value)
         if rates is not None and sc.profile.server.rates is not None:
             for key, value in rates.items():
                 if hasattr(sc.profile.server.rates, key):

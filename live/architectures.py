@@ -15,8 +15,9 @@ Every agent of a task shares the task's one deadline. Every delegation and consu
 is counted against the local agent (``task_runs.local_context_errors``) even when the cloud
 lead carries on and the task succeeds.
 
-This module holds what is common to every agent kind (roles, prompts, the coordination tools'
-schemas and bookkeeping) so the model agent and the replay agent coordinate identically.
+This module holds what is common to every agent kind (prompts, the coordination tools' schemas
+and bookkeeping) so the model agent and the replay agent coordinate identically; the role table
+itself (``PLANS``) is the core's (agbench.architecture_roles), shared with the simulator.
 """
 
 from __future__ import annotations
@@ -27,14 +28,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agbench.attempt import AgentLabel, Endpoint, MessageKind
-from agbench.config import Architecture
-from agbench.resources import shipped_dir
+from agbench.architecture_roles import (
+    PLANS,
+    PROMPT_DIR,
+    ArchitecturePlan,
+    Role,
+    plan_for,
+    system_prompt,
+)
+from agbench.attempt import AgentLabel, MessageKind
 
 if TYPE_CHECKING:
     from agbench.live.agents.base import AgentContext
-
-PROMPT_DIR = shipped_dir("prompts")
 
 #: Agent labels as they appear in the trace's ``agent`` / ``sender`` / ``receiver`` columns
 #: (the core's :class:`~agbench.attempt.AgentLabel`; HLL's consulted cloud model is ``cloud``).
@@ -43,60 +48,7 @@ AGENT_CLOUD = AgentLabel.CLOUD
 AGENT_LOCAL_SUB = AgentLabel.LOCAL_SUB  # HCL's delegated sub-agent
 
 
-@dataclass(frozen=True)
-class Role:
-    """One agent of an architecture: its trace label, its endpoint and its system prompt."""
-
-    agent: AgentLabel
-    endpoint: Endpoint
-    prompt: str  # file stem under agents/prompts/
-
-    @property
-    def system_prompt(self) -> str:
-        return system_prompt(self.prompt)
-
-
-LOCAL_AGENT = Role(AGENT_LOCAL, Endpoint.LOCAL, "local_agent")
-CLOUD_AGENT = Role(AGENT_CLOUD, Endpoint.CLOUD, "cloud_agent")
-HCL_LEAD = Role(AGENT_CLOUD, Endpoint.CLOUD, "hcl_lead")
-HLL_LEAD = Role(AGENT_LOCAL, Endpoint.LOCAL, "hll_lead")
-DELEGATED_AGENT = Role(AGENT_LOCAL_SUB, Endpoint.LOCAL, "delegated_agent")
-CLOUD_CONSULTANT = Role(AGENT_CLOUD, Endpoint.CLOUD, "cloud_consultant")
-
-
-@dataclass(frozen=True)
-class ArchitecturePlan:
-    """Who leads an architecture and through which tool it coordinates with a helper."""
-
-    architecture: Architecture
-    lead: Role
-    helper: Role | None = None
-    coordination: MessageKind | None = None
-
-    @property
-    def endpoints(self) -> tuple[Endpoint, ...]:
-        roles = [self.lead] + ([self.helper] if self.helper else [])
-        return tuple(sorted({r.endpoint for r in roles}))
-
-
-PLANS: dict[Architecture, ArchitecturePlan] = {
-    Architecture.LO: ArchitecturePlan(Architecture.LO, LOCAL_AGENT),
-    Architecture.CO: ArchitecturePlan(Architecture.CO, CLOUD_AGENT),
-    Architecture.HCL: ArchitecturePlan(Architecture.HCL, HCL_LEAD, DELEGATED_AGENT, MessageKind.DELEGATE),
-    Architecture.HLL: ArchitecturePlan(Architecture.HLL, HLL_LEAD, CLOUD_CONSULTANT, MessageKind.CONSULT),
-}
-
-
-def plan_for(architecture: Architecture | str) -> ArchitecturePlan:
-    return PLANS[Architecture(architecture)]
-
-
 # ---- prompts ------------------------------------------------------------------------------------
-def system_prompt(name: str) -> str:
-    """The fixed system prompt of a role (``agents/prompts/<name>.md``)."""
-    return (PROMPT_DIR / f"{name}.md").read_text(encoding="utf-8").strip()
-
-
 def prompt_texts() -> dict[str, dict[str, str]]:
     """Every system prompt with its SHA-256, as recorded in a run's ``run.json``."""
     out: dict[str, dict[str, str]] = {}

@@ -22,6 +22,7 @@ from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
 from agbench.records import TaskRun
 from agbench.sim.agents.task_agent import SimWorld, TaskAgent
+from agbench.sim.clock import events_scheduled
 from agbench.sim.entities.cloud import CloudAPI
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalServer
@@ -122,9 +123,9 @@ def simulate(
     per decode step and per generated token of each sequence): only the speed benchmark uses it.
     """
     started = time.perf_counter()
-    arch_name = Architecture(arch).value
+    architecture = Architecture(arch)
     device_name = device or profile.device.name
-    scope = RunScope(run_id, Configuration(device_name, Architecture(arch_name), concurrency))
+    scope = RunScope(run_id, Configuration(device_name, architecture, concurrency))
     ids = scope.ids()
     env = simpy.Environment()
     cpu = ProcessorSharingCPU(env, profile.device.cores)
@@ -133,14 +134,14 @@ def simulate(
 
     sample = sample_recorder(env, ids, records)
 
-    if arch_name != Architecture.CO:
+    if architecture.uses_local:
         server_class = PerTokenServer if per_step_events else LocalServer
         server = server_class.on_device(
             env, profile, concurrency, cpu, sample_hook=sample, sample_interval_s=sample_interval_s
         )
     standin = (
         cloud_standin_server(env, profile, concurrency, cpu, sample, sample_interval_s)
-        if profile.cloud.standin_local and arch_name != Architecture.LO
+        if profile.cloud.standin_local and architecture.uses_cloud
         else None
     )
     world = SimWorld(
@@ -162,7 +163,7 @@ def simulate(
         while position[0] < len(queue):
             task = queue[position[0]]
             position[0] += 1
-            agent = TaskAgent(world, task, workload.trajectory(task.task, arch_name))
+            agent = TaskAgent(world, task, workload.trajectory(task.task, architecture.value))
             yield from agent.process()
 
     for _ in range(max(1, concurrency)):
@@ -176,12 +177,12 @@ def simulate(
         sample(standin, STANDIN_SERVER)
     return SimResult(
         device=device_name,
-        architecture=arch_name,
+        architecture=architecture.value,
         concurrency=concurrency,
         seed=seed,
         records=records,
         suite_wall_s=suite,
-        events=next(env._eid),  # every event SimPy scheduled (its own counter)
+        events=events_scheduled(env),  # every event SimPy scheduled (its own counter)
         wall_clock_s=time.perf_counter() - started,
         kv_peak_tokens=server.kv_peak if server is not None else 0.0,
         kv_total_tokens=server.pool_tokens if server is not None else 0,

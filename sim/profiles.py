@@ -144,6 +144,10 @@ class ServerRates:
     spec_tokens_per_step: Annotated[float, Bound(ge=1, unit="tokens")] = (
         1.0  # tokens accepted per sequence per step (MTP/draft)
     )
+    # Seconds per 1,000 tokens of a prompt-cache state restored into a slot
+    # (``server_prompt_cache::load`` -> ``llama_state_seq_set_data`` on the server's loop, so
+    # every slot waits): measured by the server profile's restore probe.
+    restore_s_per_k_tokens: Annotated[float, NON_NEGATIVE] = 0.0
     source: str = "default"  # "roofline", "calibrated", "measured", ... (reports say it)
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 

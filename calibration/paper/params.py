@@ -12,7 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agbench.architecture_roles import plan_for
 from agbench.calibration.paper.targets import ARCHS
+from agbench.config import Architecture
 from agbench.sim.scenario import SCENARIO_DIR
 from agbench.sim.workloads.synthetic import ArchParams, CategoryParams, SyntheticParams
 
@@ -105,23 +107,25 @@ def build_params(
         "success_p": 1.0,
     }
     for arch in ARCHS:
+        architecture = Architecture(arch)
+        leads_locally = plan_for(architecture).leads_locally
         a = replace(prior.archs[arch], **shared)
-        if arch in ("LO", "HLL"):
+        if leads_locally:
             a.tool_wall_median_s = round(v["tool_wall_median_s"] * v[f"tool_factor_{arch}"], 3)
         a.turns_sigma = round(v[f"turns_sigma_{arch}"], 4)
-        if arch == "LO":
+        if architecture is Architecture.LO:
             a.tool_wall_sigma = round(v["tool_sigma_LO"], 4)
             a.tool_result_tokens_median = round(v["tool_result_tokens_median"] * v["result_factor_LO"], 1)
         a.turns_median = round(v[f"turns_{arch}"], 3)
-        if arch in ("LO", "HLL"):
+        if leads_locally:
             a.output_tokens_median = round(v["local_output_tokens"], 1)
-        elif arch == "CO":
+        elif architecture is Architecture.CO:
             a.output_tokens_median = round(v["cloud_output_tokens"], 1)
         else:
             a.output_tokens_median = round(v["hcl_output_tokens"], 1)
             a.sub_turns_median = round(v["sub_turns_HCL"], 3)
             a.delegate_p = round(v["delegate_p"], 4)
-        if arch == "HLL":
+        if architecture is Architecture.HLL:
             a.consult_p = round(v["consult_p"], 4)
             a.consult_output_tokens = int(v["consult_output_tokens"])
         archs[arch] = a

@@ -15,6 +15,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from agbench.architecture_roles import plan_for
 from agbench.attempt import AgentLabel, AttemptCounters, AttemptKey, ErrorClass, MessageKind
 from agbench.config import Architecture
 from agbench.records import Exposure, Message, ModelCall, TaskRun, ToolCall
@@ -36,15 +37,16 @@ class SimRole(StrEnum):
 
 
 def agent_label(architecture: Architecture | str, role: SimRole) -> AgentLabel:
-    """The trace label of a role, as the live harness labels it: the lead of LO and HLL is
-    ``local``, of CO and HCL ``cloud``; HCL's sub-agent is ``local-sub``; HLL's consultant
-    is ``cloud`` (the one cloud agent of HLL)."""
-    if role is SimRole.SUB:
-        return AgentLabel.LOCAL_SUB
-    if role is SimRole.CONSULT:
-        return AgentLabel.CLOUD
-    arch = Architecture(architecture)
-    return AgentLabel.CLOUD if arch in (Architecture.CO, Architecture.HCL) else AgentLabel.LOCAL
+    """The trace label of a role, as the live harness labels it: read from the core's role
+    table (agbench.architecture_roles), so the two halves cannot label a role differently.
+    A helper role of an architecture without one takes that role's label in the architecture
+    that has it (HCL's sub-agent, HLL's consultant)."""
+    if role is SimRole.LEAD:
+        return plan_for(architecture).lead.agent
+    owner = Architecture.HCL if role is SimRole.SUB else Architecture.HLL
+    helper = plan_for(owner).helper
+    assert helper is not None
+    return helper.agent
 
 
 class AttemptRecord:

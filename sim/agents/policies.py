@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import random
 
+from agbench.config import Architecture
 from agbench.sim.profiles import BehaviourProfile
 
 
-def stops_on_local_context_error(arch: str, behaviour: BehaviourProfile) -> bool:
-    if arch == "LO":
+def stops_on_local_context_error(arch: Architecture, behaviour: BehaviourProfile) -> bool:
+    if arch is Architecture.LO:
         return bool(behaviour.lo_stop_on_context_error)
-    if arch == "HLL":
+    if arch is Architecture.HLL:
         return bool(behaviour.hll_stop_on_context_error)
     return True
 

@@ -61,14 +61,16 @@ class SimWorld:
     agent_kind: str  # task_runs.agent_kind: "sim-replay" / "sim-synthetic"
     records: list[Any] = field(default_factory=list)
     cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
-    arch: str = field(init=False)  # the architecture's name (LO, CO, HCL, HLL)
+    architecture: Architecture = field(init=False)  # what comparisons use
+    arch: str = field(init=False)  # its name (LO, CO, HCL, HLL): keys, seeds and labels in rows
     labels: dict[SimRole, AgentLabel] = field(init=False)  # each role's trace label
     # HCL's sub-agent keeps one history across delegations (agbench.hcl_sub_agent)
     persistent_sub: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        self.arch = self.scope.config.architecture.value
-        self.labels = {role: agent_label(self.arch, role) for role in SimRole}
+        self.architecture = Architecture(self.scope.config.architecture)
+        self.arch = self.architecture.value
+        self.labels = {role: agent_label(self.architecture, role) for role in SimRole}
         memory = sub_agent_memory(self.profile.behaviour.hcl_sub_agent)
         self.persistent_sub = memory is SubAgentMemory.PERSISTENT
 
@@ -260,12 +262,12 @@ class TaskAgent:
         if persistent:  # the agent keeps the history it could not send
             st.sub_history = prompt
         if (
-            w.arch == Architecture.HLL
+            w.architecture is Architecture.HLL
             and role is SimRole.LEAD
             and hll_hands_over_to_cloud(st.rng, w.profile.behaviour)
         ):
             return OK
-        if stops_on_local_context_error(w.arch, w.profile.behaviour):
+        if stops_on_local_context_error(w.architecture, w.profile.behaviour):
             return CONTEXT
         return None
 

@@ -78,7 +78,7 @@ class ProcessorSharingCPU:
 
     # ---- fluid mechanics ---------------------------------------------------------------
     def _advance(self) -> None:
-        now = self.env._now
+        now = self.env.now
         dt = now - self._t
         if dt > 0:
             for job in self.jobs:

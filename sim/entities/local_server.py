@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from agbench.attempt import ErrorClass
-from agbench.errors import AgbenchError
-from agbench.sim.entities.batch_loop import EPS, BatchLoop
+from agbench.sim.entities.batch_loop import EPS, PoolFacts, schedule_for
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
@@ -36,7 +35,10 @@ if TYPE_CHECKING:
     from agbench.sim.entities.server_sampling import SampleHook
 
 
-class LocalServer(BatchLoop):
+class LocalServer:
+    """The fluid server; how prompt and decode work share its steps is its ``schedule``
+    (batch_loop.py), which sees it only as a ``ScheduleHost``."""
+
     def __init__(
         self,
         env: simpy.Environment,
@@ -56,22 +58,10 @@ class LocalServer(BatchLoop):
         # Kept up to date on admit/release instead of scanned on every event. Slot token counts
         # are integers, so the running sum is exactly what a fresh sum would give.
         self._busy = 0
-        self._idle_tokens = 0
+        self.idle_tokens = 0
         # Idle slots' cached prefixes count against a unified pool (llama.cpp keeps them).
-        self._idle_holds_kv = bool(settings.idle_cache_holds_kv and settings.kv_unified)
-        self._kv_unified = bool(settings.kv_unified)
-        self._purge_on_full = bool(settings.purge_idle_on_full and settings.kv_unified)
-        self._n_batch = settings.n_batch
-        if settings.prefill_scheduling not in ("shared", "iterations"):
-            raise AgbenchError(
-                f"unknown prefill_scheduling {settings.prefill_scheduling!r} (expected shared or iterations)"
-            )
-        self._iterations = settings.prefill_scheduling == "iterations"
-        # the batch being run ("iterations"): request -> its prompt tokens in it, and the
-        # nominal seconds of work left in it (it advances at ``speed`` per second)
-        self._batch_tokens: dict[LocalRequest, float] = {}
-        self._batch_left_s = 0.0
-        self._batch_step_s = 0.0
+        self.pool = PoolFacts.of(settings)
+        self.schedule = schedule_for(settings)
         self.slot_ctx = settings.slot_ctx(concurrency)
         self.pool_tokens = settings.pool_tokens(concurrency)
         self.choose = slot_policy(settings.slot_policy)
@@ -155,7 +145,7 @@ class LocalServer(BatchLoop):
             return req
         self._advance()
         self.queue.append(req)
-        self._replan()
+        self.replan()
         return req
 
     def cancel(self, req: LocalRequest) -> None:
@@ -169,14 +159,14 @@ class LocalServer(BatchLoop):
             self.active.remove(req)
             self._release(req)
         req.error_class, req.t_done = "cancelled", self.env.now
-        self._replan()
+        self.replan()
 
     def kv_in_use(self) -> float:
         used: float = 0
         for r in self.active:
             used += r.held
-        if self._idle_holds_kv:
-            used += self._idle_tokens
+        if self.pool.idle_holds_kv:
+            used += self.idle_tokens
         return used
 
     def kv_sampled(self) -> float:
@@ -191,12 +181,7 @@ class LocalServer(BatchLoop):
         (measured: a 2,000-token prompt read 256, 512, 768 ... in 256-token batches)."""
         if r.t_first is not None:
             return float(r.prompt_tokens)
-        if self._iterations:
-            take = self._batch_tokens.get(r)
-            if take is not None:
-                return r.prompt_tokens - r.batch_left_at_start + take
-            return r.cached + r.prefilled
-        return min(float(r.prompt_tokens), r.cached + r.prefilled + r.rate_p * dt)
+        return self.schedule.placed_prompt(r, dt)
 
     def slots_busy(self) -> int:
         return self._busy
@@ -217,7 +202,7 @@ class LocalServer(BatchLoop):
 
     # ---- fluid mechanics ---------------------------------------------------------------
     def _advance(self) -> None:
-        now = self.env._now
+        now = self.env.now
         dt = now - self._t
         if dt > 0 and self._grid_sampling and self.sample_hook is not None and now >= self._next_grid:
             self._sample_grid(self._t, now)
@@ -239,8 +224,7 @@ class LocalServer(BatchLoop):
                     step = left
                 r.generated += step
                 self.generated_tokens_total += step
-        if self._batch_tokens:
-            self._batch_left_s -= self.speed * dt
+        self.schedule.advance(self.speed * dt)
 
     def _sample_grid(self, since: float, now: float) -> None:
         """Samples at the clock ticks in (since, now]: between events every rate is constant,
@@ -263,7 +247,7 @@ class LocalServer(BatchLoop):
         slot.tokens = int(req.held)
         slot.last_used = self.env.now
         self._busy -= 1
-        self._idle_tokens += slot.tokens
+        self.idle_tokens += slot.tokens
 
     def _finish(self, req: LocalRequest) -> None:
         self.active.remove(req)
@@ -294,12 +278,12 @@ class LocalServer(BatchLoop):
         cached = max(
             0, min(cached, req.prompt_tokens - 1)
         )  # llama.cpp always evaluates the last prompt token
-        if self._kv_unified and not self._purge_on_full:
+        if self.pool.kv_unified and not self.pool.purge_on_full:
             # a reclaimed prefix only survives as far as the pool has room (with purging, the
             # slot's own cells are still in the pool: it keeps what it shares)
             cached = max(0, min(cached, int(self.pool_tokens - self.kv_in_use()) - 1))
         self._busy += 1
-        self._idle_tokens -= slot.tokens
+        self.idle_tokens -= slot.tokens
         slot.busy, slot.conv, slot.sys_key, slot.sys_tokens = True, req.conv, req.sys_key, req.sys_tokens
         slot.tokens = cached
         req.slot, req.cached, req.t_slot = slot, cached, self.env.now
@@ -308,11 +292,10 @@ class LocalServer(BatchLoop):
         self.prompt_tokens_cached_total += cached
         self.active.append(req)
 
-    def _replan(self) -> None:
+    def replan(self) -> None:
         self.replans += 1
-        now = self.env._now
-        if self._batch_tokens:
-            self._end_batch_if_done()
+        now = self.env.now
+        self.schedule.settle(self)
         for r in list(self.active) if self.active else ():
             if r.t_first is None and r.prefill_left <= EPS:
                 r.prefill_left, r.t_first = 0.0, now
@@ -320,12 +303,12 @@ class LocalServer(BatchLoop):
                 r.generated = float(r.out_target)
                 self._finish(r)
         if (
-            self._kv_unified
+            self.pool.kv_unified
             and self.active
             and self.kv_in_use() >= self.pool_tokens - EPS
-            and (not self._purge_on_full or not self._purge_idle_until_room(self.pool_tokens - EPS))
+            and (not self.pool.purge_on_full or not self._purge_idle_until_room(self.pool_tokens - EPS))
         ):
-            self._fail_all_in_flight()
+            self.fail_all_in_flight()
         n_slots = len(self.slots)
         while self.queue and self._busy < n_slots:
             self._admit(self.queue.popleft())
@@ -334,12 +317,12 @@ class LocalServer(BatchLoop):
             self.speed = self._speed_from(self.cpu.set_demand(self._cpu_consumer, demand))
         self._plan_rates()
 
-    def _fail_all_in_flight(self) -> None:
+    def fail_all_in_flight(self) -> None:
         for r in list(self.active):
             r.error_class, r.status_code = ErrorClass.CONTEXT_LIMIT.value, 500
             self.context_errors += 1
             self._finish(r)
-            if self._purge_on_full and r.slot is not None:  # llama.cpp clears their prompts
+            if self.pool.purge_on_full and r.slot is not None:  # llama.cpp clears their prompts
                 self._clear_slot(r.slot)
 
     def _save_slot(self, slot: Slot) -> None:
@@ -365,15 +348,17 @@ class LocalServer(BatchLoop):
         if base is not None:
             self.prompt_cache.save(base)
         # the slot's own cells make way for the restored state; every other slot keeps its own
-        own = slot.tokens if self._idle_holds_kv else 0
-        room = self.pool_tokens - (self.kv_in_use() - own) if self._kv_unified else math.inf
+        own = slot.tokens if self.pool.idle_holds_kv else 0
+        room = self.pool_tokens - (self.kv_in_use() - own) if self.pool.kv_unified else math.inf
         restored = self.prompt_cache.load(
             base, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens, room
         )
         if restored is RESTORE_FAILED:
             self._clear_slot(slot)
         elif restored is not None:
-            self._idle_tokens += restored.tokens - slot.tokens
+            # llama_state_seq_set_data on the server's loop: the next batch waits for it
+            self.schedule.stall(restored.tokens * self.rates.restore_s_per_k_tokens / 1000.0)
+            self.idle_tokens += restored.tokens - slot.tokens
             slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens = (
                 restored.conv,
                 restored.sys_key,
@@ -382,11 +367,11 @@ class LocalServer(BatchLoop):
             )
 
     def _clear_slot(self, slot: Slot) -> None:
-        self._idle_tokens -= slot.tokens
+        self.idle_tokens -= slot.tokens
         slot.tokens = 0
         slot.conv = slot.sys_key = None
 
-    def _purge_one_idle(self) -> bool:
+    def purge_one_idle(self) -> bool:
         """``try_clear_idle_slots``: clear the lowest idle slot holding cells (not saved to the
         prompt cache); False when no idle slot holds any."""
         victim = next((s for s in self.slots if not s.busy and s.tokens > 0), None)
@@ -395,6 +380,20 @@ class LocalServer(BatchLoop):
         self._clear_slot(victim)
         self.idle_purges += 1
         return True
+
+    def finish_due_decoders(self) -> int:
+        """Answer every decoding request within one token of its end: its last token was in the
+        batch just run (its decode view comes first), and llama.cpp answers a view's finished
+        requests before it places the next view (the fluid fraction of a token is not
+        llama.cpp's). Returns how many were answered."""
+        answered = 0
+        for r in list(self.active):
+            if r.t_first is not None and r.out_target - r.generated <= 1.0:
+                self.generated_tokens_total += r.out_target - r.generated
+                r.generated = float(r.out_target)
+                self._finish(r)
+                answered += 1
+        return answered
 
     def _purge_idle_until_room(self, full: float) -> bool:
         """Purge idle slots' caches, lowest id first, until the pool is below ``full``;
@@ -410,7 +409,7 @@ class LocalServer(BatchLoop):
                 r.generated = float(r.out_target)
                 self._finish(r)
         while self.kv_in_use() >= full:
-            if not self._purge_one_idle():
+            if not self.purge_one_idle():
                 return False
         return True
 
@@ -426,69 +425,9 @@ class LocalServer(BatchLoop):
         self._plan_rates()
 
     def _plan_rates(self) -> None:
-        if self._iterations:
-            self._plan_iterations()
-            return
-        # Runs on every event: one pass to split the batch, plain loops, no temporaries.
-        # The float operations and their order are the reference's (results are compared
-        # bit for bit), so rewrite with care.
-        rates = self.rates
-        prefilling: list[LocalRequest] = []
-        decoding: list[LocalRequest] = []
-        kv_decoding = 0.0
-        ctx_prefilling = 0.0
-        used = 0.0
-        for r in self.active:
-            held = r.held
-            used += held
-            if r.t_first is None:
-                prefilling.append(r)
-                ctx_prefilling += r.cached + r.prefilled
-            else:
-                decoding.append(r)
-                kv_decoding += held
-        batch = len(decoding)
-        n_prefilling = len(prefilling)
-        # unified pool: a prompt's attention also passes the other sequences' cells
-        span = (used + self._idle_tokens if self._idle_holds_kv else used) if self._kv_unified else 0.0
-        step = rates.decode_step(batch, kv_decoding) if batch else 0.0
-        if not n_prefilling:
-            self._saw(batch, kv_decoding, 0.0, 0.0)
-        prefill_each = 0.0
-        next_dt = math.inf
-        if n_prefilling:
-            chunk = self._n_batch - batch
-            if chunk < 1:
-                chunk = 1
-            own = ctx_prefilling / n_prefilling
-            step += chunk / rates.prefill_rate(own)
-            if span:
-                step += rates.masked_s(span - own, chunk)
-            self._saw(batch, kv_decoding, own, span - own if span else 0.0)
-            prefill_each = self.speed * chunk / step / n_prefilling
-            limit = next_dt * prefill_each
-            for r in prefilling:
-                r.rate_p = prefill_each
-                r.rate_d = 0.0
-                if r.prefill_left < limit:
-                    next_dt = r.prefill_left / prefill_each
-                    limit = next_dt * prefill_each
-        decode_each = 0.0
-        if batch:
-            decode_each = self.speed * rates.spec_tokens_per_step / step
-            limit = next_dt * decode_each
-            for r in decoding:
-                r.rate_p = 0.0
-                r.rate_d = decode_each
-                left = r.out_target - r.generated
-                if left < limit:
-                    next_dt = left / decode_each
-                    limit = next_dt * decode_each
-        if self._idle_holds_kv:
-            used += self._idle_tokens
-        self._schedule_next(next_dt, used, prefill_each * n_prefilling + decode_each * batch)
+        self.schedule.plan(self)
 
-    def _saw(self, batch: int, kv_decoding: float, context: float, masked: float) -> None:
+    def saw(self, batch: int, kv_decoding: float, context: float, masked: float) -> None:
         """The largest inputs the rates were used at (checked against the profile's range)."""
         for key, value in (
             ("decode_batch", float(batch)),
@@ -498,12 +437,12 @@ class LocalServer(BatchLoop):
         ):
             self.seen[key] = max(self.seen[key], value)
 
-    def _schedule_next(self, next_dt: float, used: float, growth: float) -> None:
+    def schedule_next(self, next_dt: float, used: float, growth: float) -> None:
         """After a re-plan: the KV peak, the moment a unified pool fills (if sooner than
         ``next_dt``), the one wake-up, and the periodic sample."""
         if used > self.kv_peak:
             self.kv_peak = used
-        if self._kv_unified and growth > 0:
+        if self.pool.kv_unified and growth > 0:
             full_in = (self.pool_tokens - used) / growth
             if full_in < next_dt:
                 next_dt = full_in
@@ -513,7 +452,7 @@ class LocalServer(BatchLoop):
             generation = self._generation
             wake = self.env.timeout(next_dt if next_dt > 0.0 else 0.0)
             wake.callbacks.append(lambda _ev: self._wake(generation))
-        now = self.env._now
+        now = self.env.now
         if (
             self.sample_hook is not None
             and not self._grid_sampling
@@ -526,7 +465,7 @@ class LocalServer(BatchLoop):
         if generation != self._generation:
             return
         self._advance()
-        tol = EPS * max(1.0, self.env._now)
+        tol = EPS * max(1.0, self.env.now)
         for r in self.active:  # whatever set this wake-up is done, up to float error
             if r.rate_p and r.prefill_left / r.rate_p <= tol:
                 self.prompt_tokens_total += r.prefill_left
@@ -535,14 +474,14 @@ class LocalServer(BatchLoop):
             elif r.rate_d and (r.out_target - r.generated) / r.rate_d <= tol:
                 self.generated_tokens_total += r.out_target - r.generated
                 r.generated = float(r.out_target)
-        # iterations: the pool is checked in _replan, after requests that finished in the
+        # iterations: the pool is checked in replan, after requests that finished in the
         # batch have freed their slots (llama.cpp places the next batch only then)
-        if self._kv_unified and self.active and not self._iterations:
+        if self.pool.kv_unified and self.active and self.schedule.checks_pool_on_wake:
             used = self.kv_in_use()
             full = self.pool_tokens - 1e-6 * self.pool_tokens
-            if used >= full and (not self._purge_on_full or not self._purge_idle_until_room(full)):
-                self._fail_all_in_flight()
-        self._replan()
+            if used >= full and (not self.pool.purge_on_full or not self._purge_idle_until_room(full)):
+                self.fail_all_in_flight()
+        self.replan()
 
 
 __all__ = ["LocalRequest", "LocalServer"]

@@ -80,7 +80,7 @@ class PerTokenServer(LocalServer):
                 self.generated_tokens_total += got
                 for _ in range(int(r.generated) - int(before)):  # accepted draft tokens: several
                     self._stream_token()
-            self._replan()  # finishes, the pool check, admissions, the sample hook
+            self.replan()  # finishes, the pool check, admissions, the sample hook
         self._stepping = False
 
     def _stream_token(self) -> None:

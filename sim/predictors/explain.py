@@ -189,6 +189,7 @@ SERVER_TERMS = (
         "prefill_masked_token_s_per_k",
         "unified pool: the same, s per 1,000 cells per prompt token",
     ),
+    ("server.rates", "restore_s_per_k_tokens", "prompt-cache restore, s per 1,000 restored tokens"),
     ("server", "oversubscribed_efficiency", "CPU-only: speed per allocated core when threads lack cores"),
     ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
@@ -212,8 +213,13 @@ def term_source(profile: Profile, table: str, field: str) -> str:
         span = ranges.get("masked_cells") if "masked" in field else None
         where = f", masked cells {span[0]:,.0f}-{span[1]:,.0f}" if span and len(span) == 2 else ""
         return f"measured (server profile {measured.get('path', '')}{where})"
-    if field == "oversubscribed_efficiency" and "oversubscribed_efficiency" in measured.get("cpu", {}):
-        return "measured (server profile, one busy core)"
+    cpu = measured.get("cpu", {})
+    if field == "oversubscribed_efficiency" and "oversubscribed_efficiency" in cpu:
+        span = cpu.get("speed_range") or []
+        at = f", share {cpu['share']:.2f}" if "share" in cpu else ""
+        speed = f", speed {span[0]:.3f}-{span[1]:.3f}" if len(span) == 2 else ""
+        calls = f", {cpu['samples']} calls" if "samples" in cpu else ""
+        return f"measured (server profile {measured.get('path', '')}, one busy core{at}{speed}{calls})"
     if table == "server.rates" and fit.get("server_prefill"):
         levels = ",".join(str(c) for c in fit.get("concurrency", []))
         samples = fit["server_prefill"].get("samples", "?")

@@ -25,14 +25,16 @@ from typing import Any
 
 import tomli_w
 
+from agbench.architecture_roles import plan_for
 from agbench.attempt import Endpoint
+from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.sim.profiles import from_plain, load_toml, to_plain
 from agbench.sim.workloads.base import SimTask, Workload
 from agbench.status import Status
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 
-ARCHS = ("LO", "CO", "HCL", "HLL")
+ARCHS = tuple(a.value for a in Architecture)
 
 
 @dataclass
@@ -194,11 +196,11 @@ def _trajectory(params: SyntheticParams, task: SimTask, arch: str, seed: int, so
     a, c = params.archs[arch], params.categories[task.category]
     rng = random.Random(f"{seed}|{task.task}|{arch}")
     n = max(1, round(_lognormal(rng, a.turns_median * c.turns_scale, a.turns_sigma)))
-    lead_endpoint = (Endpoint.LOCAL if arch in ("LO", "HLL") else Endpoint.CLOUD).value
-    turns = _agent_turns(rng, a, c, lead_endpoint, n, a.instruction_tokens)
+    plan = plan_for(arch)
+    turns = _agent_turns(rng, a, c, plan.lead.endpoint.value, n, a.instruction_tokens)
     for k, turn in enumerate(turns):
         last = k == len(turns) - 1
-        if arch == "HCL" and not last and rng.random() < a.delegate_p:
+        if plan.delegates and not last and rng.random() < a.delegate_p:
             m = max(1, round(_lognormal(rng, a.sub_turns_median * c.turns_scale, a.turns_sigma)))
             sub = _agent_turns(rng, a, c, Endpoint.LOCAL.value, m, a.delegate_instruction_tokens)
             sub[-1].output_tokens = a.delegate_report_tokens
@@ -207,7 +209,7 @@ def _trajectory(params: SyntheticParams, task: SimTask, arch: str, seed: int, so
                 task.task, arch, "sub", a.sub_system_prompt_tokens, sub, category=task.category
             )
             turns[k + 1].prompt_tokens_added = a.delegate_report_tokens
-        elif arch == "HLL" and not last and rng.random() < a.consult_p:
+        elif plan.consults and not last and rng.random() < a.consult_p:
             turn.consult = Turn(
                 Endpoint.CLOUD.value, a.consult_prompt_tokens, a.consult_output_tokens, think_s=a.think_s
             )

@@ -21,7 +21,8 @@ from agbench.calibration import calibrate
 from agbench.calibration.intervals import rate_draws
 from agbench.calibration.server_profile import fit_cpu, fit_server_profile, write_server_profile
 from agbench.errors import AgbenchError
-from agbench.sim.profiles import ServerProfile, ServerRates
+from agbench.sim.predictors.explain import term_source
+from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "calibration" / "reference" / "run"
@@ -189,6 +190,22 @@ def test_cpu_probe_between_floor_and_full_share_recovers_the_efficiency() -> Non
     fit = fit_cpu(_cpu_calls(1 / speed), threads=2, cores=2)
     assert fit["oversubscribed_efficiency"] == pytest.approx(e)
     assert "note" not in fit
+
+
+def test_measured_efficiency_records_its_data_and_explain_says_measured() -> None:
+    share, e = 2 / 3, 0.4
+    speed = share * (1 - (1 - e) * (1 - share))
+    fit = fit_cpu(_cpu_calls(1 / speed), threads=2, cores=2)
+    assert fit["share"] == pytest.approx(share)
+    assert fit["samples"] == 1
+    assert fit["speed_range"] == pytest.approx([speed, speed])
+    profile = Profile(fit={"server_profile": {"path": "p.toml", "cpu": fit}})
+    text = term_source(profile, "server", "oversubscribed_efficiency")
+    assert text.startswith("measured (server profile p.toml, one busy core, share 0.67, speed ")
+    # where the threads fit beside the busy core the probe says so and sets nothing
+    unmeasured = fit_cpu(_cpu_calls(1.05), threads=1, cores=2)
+    assert "oversubscribed_efficiency" not in unmeasured
+    assert unmeasured["share"] == 1.0
 
 
 def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> None:

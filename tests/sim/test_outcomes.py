@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 import simpy
@@ -75,6 +76,36 @@ def test_next_turn_reuses_its_slot_prefix_or_gets_it_back_from_the_prompt_cache(
     assert (b.cached, a2.cached) == (100, 100)  # without --cache-ram, b overwrote a's history
 
 
+def test_a_prompt_cache_restore_holds_the_next_batch_for_its_measured_time() -> None:
+    # server_prompt_cache::load copies the cached state into the slot on the server's loop
+    # (llama_state_seq_set_data), so the restored turn's first batch starts that much later
+    settings = ServerProfile(n_ctx=8192, n_parallel=1, prefill_scheduling="iterations")
+    turns = [(0.0, "a", 1000, 50), (5.0, "b", 900, 50), (10.0, "a", 1200, 50)]
+
+    def restored_turn(restore_s_per_k: float) -> LocalRequest:
+        env = simpy.Environment()
+        rates = replace(RATES, restore_s_per_k_tokens=restore_s_per_k)
+        server = LocalServer(env, settings, rates, 1)
+        out: list[LocalRequest] = []
+
+        def client(t: float, conv: str, prompt: int, n: int) -> Generator[simpy.Event, Any, None]:
+            yield env.timeout(t)
+            req = server.submit(conv, "sys", 100, prompt, n)
+            yield req.done
+            out.append(req)
+
+        for t, conv, prompt, n in turns:
+            env.process(client(t, conv, prompt, n))
+        env.run()
+        return out[-1]
+
+    free, charged = restored_turn(0.0), restored_turn(2.0)
+    assert free.cached == charged.cached == 1049  # a's state came back from the prompt cache
+    assert free.t_first is not None
+    assert charged.t_first is not None
+    assert abs((charged.t_first - free.t_first) - 2.0 * 1049 / 1000) < 1e-9
+
+
 def test_idle_slots_of_a_unified_pool_are_saved_and_cleared_when_a_task_starts() -> None:
     unified = ServerProfile(n_ctx=4096, n_parallel=2, kv_unified=True, idle_cache_holds_kv=True)
     env = simpy.Environment()
@@ -133,6 +164,63 @@ def test_a_request_due_to_end_in_the_step_that_fills_the_pool_frees_it() -> None
     )
     reqs = serve(settings, [(0.0, "a", 500, 12), (0.0, "b", 461, 30)])
     assert [(r.conv, r.error_class, r.completion_tokens) for r in reqs] == [("a", "", 12), ("b", "", 30)]
+
+
+def test_a_batch_whose_prompt_overflows_the_pool_fails_every_request_when_it_ends() -> None:
+    # update_slots adds b's 700 prompt tokens to one batch without a room check; the views that
+    # fit (699 cells: a holds 400 and decodes one) are processed, the last one-token view finds
+    # no cell and nothing idle to purge: "Context size has been exceeded." for a and b at once,
+    # at the end of that batch (a gets only the batch's one decode token, not more)
+    settings = ServerProfile(
+        n_ctx=1100,
+        n_parallel=2,
+        n_batch=2048,
+        kv_unified=True,
+        idle_cache_holds_kv=True,
+        purge_idle_on_full=True,
+        prefill_scheduling="iterations",
+    )
+    a, b = serve(settings, [(0.0, "a", 400, 3), (0.41, "b", 700, 20)])
+    assert (a.error_class, a.status_code) == ("context_limit", 500)
+    assert (b.error_class, b.status_code) == ("context_limit", 500)
+    assert a.t_done == b.t_done
+    assert b.prefilled == 699.0
+    assert b.t_first is None
+    assert a.completion_tokens == 1
+
+
+def test_an_overflowing_batch_is_rescued_by_purging_a_slot_that_finished_in_it() -> None:
+    # b's 700 prompt tokens find 698 cells; a's last token is in the same batch, so a's slot is
+    # idle when the last view fails, and try_clear_idle_slots purges it: b is processed whole
+    settings = ServerProfile(
+        n_ctx=1100,
+        n_parallel=2,
+        n_batch=2048,
+        kv_unified=True,
+        idle_cache_holds_kv=True,
+        purge_idle_on_full=True,
+        prefill_scheduling="iterations",
+        prompt_cache_mib=0,
+    )
+    env = simpy.Environment()
+    server = LocalServer(env, settings, RATES, 2)
+    done: list[LocalRequest] = []
+
+    def client(t: float, conv: str, prompt: int, n: int) -> Generator[simpy.Event, Any, None]:
+        yield env.timeout(t)
+        req = server.submit(conv, "sys", 100, prompt, n)
+        yield req.done
+        done.append(req)
+
+    env.process(client(0.0, "a", 400, 2))
+    env.process(client(0.43, "b", 700, 20))
+    env.run()
+    a, b = done
+    assert (a.error_class, b.error_class) == ("", "")
+    assert b.t_first is not None
+    assert a.t_done is not None
+    assert a.t_done < b.t_first  # a finished inside b's first batch
+    assert server.idle_purges == 1
 
 
 def test_other_sequences_cells_in_a_unified_pool_slow_a_prompt_down() -> None:

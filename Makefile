@@ -46,10 +46,9 @@ services: setup
 demo: services
 	bash scripts/demo.sh
 
-lint: venv
+lint: venv imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check agbench live sim calibration tests bench
-	@$(MAKE) --no-print-directory imports
 
 # mypy and import-linter find a package's modules by walking its folder, so neither can follow
 # setuptools' remapping (live/ -> agbench.live, ...): both read build/pkgtree, a tree of links
@@ -70,10 +69,16 @@ imports: venv pkgtree
 # Two xdist workers (pytest-xdist): on 2 cores most of the suite waits on servers, sandboxes and
 # subprocesses, so a second worker fills that time. Docker tests share one worker (the
 # `docker` group, tests/conftest.py); each worker holds one shared llama-server.
+PYTEST := $(BIN)/python -m pytest -q -ra -n 2 --dist loadgroup
 pytest: services
-	$(BIN)/python -m pytest -q -ra -n 2 --dist loadgroup
+	$(PYTEST)
 
-test: lint typecheck pytest
+# Lint, types and the services (Debian packages, the sandbox image) at once: on a fresh machine
+# the services wait on the network and debootstrap while lint and mypy use the cores; then the
+# tests, which need everything. Output kept per target (-O).
+test:
+	@$(MAKE) --no-print-directory -j2 -O lint typecheck services
+	$(PYTEST)
 
 # The quick loop while editing: lint, types and the tests that need no server, Docker, bubblewrap
 # or seconds (under a minute with mypy's cache warm; installs no system packages).

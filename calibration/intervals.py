@@ -11,14 +11,24 @@ did not succeed.
 
 What is *not* drawn (stated wherever the interval is shown): the agents' behaviour fitted from
 the C = 1 run (harness and request overheads), and the tool times (replayed as recorded).
+
+:func:`draw_plan` decides what ``agbench sim --draws N`` varies for a scenario: the server
+rates as above when its calibrated profile carries bootstrap data; else the scenario's stated
+assumption ranges (``[uncertainty]``, sim/uncertainty.py), labelled as such; else nothing, and
+the summary says that no interval is available rather than showing a band of zero width.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from agbench.results.summary import IntervalKind
+from agbench.sim.scenario import Scenario
+from agbench.sim.uncertainty import assumption_overlays, stated_values
 
 DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
 PREFILL_FIELDS = ("prefill_tok_s",)
@@ -87,4 +97,92 @@ def interval_object(per_metric: dict[str, tuple[float, float]], draws: int) -> d
     }
 
 
-__all__ = ["LEVEL", "METHOD", "interval_object", "percentiles", "rate_draws"]
+#: Draws ``agbench sim`` makes unasked when the calibrated profile has bootstrap data: one per
+#: bootstrap refit profile-server writes (20), enough for a rough 90 % band; a draw costs one
+#: simulation of the matrix (seconds), not a report.
+DEFAULT_DRAWS = 20
+NOT_DRAWN_CALIBRATED = [
+    "agents' behaviour fitted from the C = 1 run (turns, tokens, harness and request overheads)",
+    "tool times (as recorded or as the scenario states them)",
+    "the workload (one seed: the same tasks in the same order in every draw)",
+]
+NOT_DRAWN_ASSUMED = [
+    "every scenario value without a stated range",
+    "the workload (one seed: the same tasks in the same order in every draw)",
+]
+
+
+@dataclass
+class DrawPlan:
+    """What the draws of one scenario vary: one profile overlay per draw, and the words that
+    say so wherever the interval is shown."""
+
+    kind: IntervalKind
+    overlays: list[dict[str, Any]] = field(default_factory=list)
+    method: str = ""
+    drawn: list[str] = field(default_factory=list)
+    not_drawn: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def has_bootstrap(fit: dict[str, Any]) -> bool:
+    """Whether a calibrated profile's fit carries the server profile's bootstrap refits."""
+    boot = fit.get("server_profile", {}).get("bootstrap", [])
+    return isinstance(boot, list) and any(isinstance(b, dict) for b in boot)
+
+
+def default_draws(scenario: Scenario) -> int:
+    """``--draws`` when not given: :data:`DEFAULT_DRAWS` with calibration data to resample,
+    else 0 (assumption ranges are a sensitivity study, run when asked for)."""
+    return DEFAULT_DRAWS if has_bootstrap(scenario.profile.fit) else 0
+
+
+def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
+    """The draws for ``agbench sim --draws N`` on this scenario (with its profile laid over)."""
+    fit = scenario.profile.fit
+    if has_bootstrap(fit):
+        rates = rate_draws(fit, draws, seed)
+        return DrawPlan(
+            kind="calibrated",
+            overlays=[{"server": {"rates": r}} for r in rates],
+            method=METHOD,
+            drawn=sorted({k for r in rates for k in r}),
+            not_drawn=list(NOT_DRAWN_CALIBRATED),
+        )
+    if scenario.uncertain:
+        stated = stated_values(scenario.profile)
+        ranges = scenario.uncertain
+        drawn = [f"{k} in [{lo:g}, {hi:g}] ({scenario.uncertain_sources.get(k, '')})" for k, (lo, hi) in sorted(ranges.items())]
+        return DrawPlan(
+            kind="assumptions",
+            overlays=assumption_overlays(ranges, stated, draws, seed),
+            method=(
+                "a range over the scenario's stated assumptions, not a calibrated interval: each "
+                "[uncertainty] field drawn uniformly and independently in its range"
+            ),
+            drawn=drawn,
+            not_drawn=list(NOT_DRAWN_ASSUMED),
+        )
+    return DrawPlan(
+        kind="none",
+        reason=(
+            "the calibrated profile has no bootstrap data (calibrate with --server-profile) and "
+            f"scenario {scenario.name} states no [uncertainty] ranges"
+            if fit
+            else f"scenario {scenario.name} has no calibration data and states no [uncertainty] ranges"
+        ),
+    )
+
+
+__all__ = [
+    "DEFAULT_DRAWS",
+    "LEVEL",
+    "METHOD",
+    "DrawPlan",
+    "default_draws",
+    "draw_plan",
+    "has_bootstrap",
+    "interval_object",
+    "percentiles",
+    "rate_draws",
+]

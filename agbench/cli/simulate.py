@@ -55,6 +55,14 @@ _WITH_SCENARIO = "\0scenario"  # ``--explain`` given without a value: explain --
     "--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S."
 )
 @click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
+@click.option(
+    "--draws",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Repeat the simulation over N draws of its uncertain inputs and write a 90 % interval "
+    "per figure (summary.json 'intervals'). Default: 20 with a calibrated profile's bootstrap "
+    "data, else 0 (off); with a scenario's [uncertainty] ranges, give N to draw them.",
+)
 @click.pass_context
 @one_line_errors
 def sim(
@@ -74,6 +82,7 @@ def sim(
     load_requests: int,
     prompt_tokens: str,
     output_tokens: str,
+    draws: int | None,
 ) -> None:
     """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
     --rate, open-loop requests through its server alone)."""
@@ -97,10 +106,11 @@ def sim(
         click.echo(f"run directory: {run_dir}")
         click.echo(f"report: {run_dir / 'summary.html'}")
         return
-    from agbench.sim import run_matrix
+    from agbench.calibration.sim_intervals import run_matrix_with_intervals
 
-    run_dir = run_matrix(
+    run_dir = run_matrix_with_intervals(
         scenario,
+        draws=draws,
         archs=parse_architectures(archs) if archs else None,
         concurrency=parse_concurrency(concurrency) if concurrency else None,
         seed=seed,

@@ -152,7 +152,10 @@ def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
     if scenario.uncertain:
         stated = stated_values(scenario.profile)
         ranges = scenario.uncertain
-        drawn = [f"{k} in [{lo:g}, {hi:g}] ({scenario.uncertain_sources.get(k, '')})" for k, (lo, hi) in sorted(ranges.items())]
+        drawn = [
+            f"{k} in [{lo:g}, {hi:g}] ({scenario.uncertain_sources.get(k, '')})"
+            for k, (lo, hi) in sorted(ranges.items())
+        ]
         return DrawPlan(
             kind="assumptions",
             overlays=assumption_overlays(ranges, stated, draws, seed),

@@ -87,7 +87,9 @@ def run_intervals(
                 metrics=interval_metrics(mine),
             )
         device, arch, conc = key
-        entries.append(ConfigurationIntervals(device=device, architecture=arch, concurrency=conc, intervals=iv))
+        entries.append(
+            ConfigurationIntervals(device=device, architecture=arch, concurrency=conc, intervals=iv)
+        )
     return RunIntervals(configurations=entries)
 
 

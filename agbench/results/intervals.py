@@ -25,7 +25,6 @@ import numpy as np
 from pydantic import Field, ValidationError
 
 from agbench.errors import RunDirError
-
 from agbench.results.summary import (
     INTERVAL_VERSION,
     LEVEL,
@@ -83,9 +82,8 @@ def metric_values(conf: ConfigurationSummary) -> dict[str, float]:
         if isinstance(value, dict):
             for k, v in value.items():
                 walk(f"{prefix}.{k}" if prefix else str(k), v)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            if math.isfinite(float(value)):
-                out[prefix] = float(value)
+        elif isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            out[prefix] = float(value)
 
     data = conf.model_dump(mode="json", exclude={"intervals"})
     for key, value in data.items():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,25 +125,64 @@ def attach(summary: RunSummary, intervals: RunIntervals) -> None:
         conf.intervals = own
 
 
-def _fmt(value: float, digits: int) -> str:
-    return f"{value:,.{digits}f}"
+def plain_number(value: float) -> str:
+    """The report's own number style: three significant digits, thousands grouped from 10^4."""
+    return f"{value:.3g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
-def interval_cell(conf: ConfigurationSummary, metric: str, digits: int = 2) -> str:
-    """``value [lo, hi]`` for a table cell: the point prediction and its 90 % interval;
-    ``value`` alone without an interval, ``value [assumed lo, hi]`` when the range comes
-    from the scenario's stated assumptions rather than calibration data. An unknown metric or a
-    configuration without the figure gives an empty string."""
+def interval_cell(conf: ConfigurationSummary, metric: str, fmt: Callable[[float], str] = plain_number) -> str:
+    """``value [lo, hi]`` for a table cell: the point prediction and its 90 % interval, each
+    through ``fmt`` (a report passes its own formatter, so the cell reads like its neighbours).
+    ``value`` alone without an interval; ``value [assumed lo, hi]`` when the range is the
+    scenario's stated assumptions rather than calibration data (the two must not look alike);
+    a trailing ``*`` when the point lies outside its own interval. A configuration without the
+    figure gives an empty string."""
     point = metric_values(conf).get(metric)
     if point is None:
         return ""
-    text = _fmt(point, digits)
+    text = fmt(point)
     iv = conf.intervals
     if iv is None or not iv.available or metric not in iv.metrics:
         return text
     band = iv.metrics[metric]
     tag = "assumed " if iv.kind == "assumptions" else ""
-    return f"{text} [{tag}{_fmt(band.p05, digits)}, {_fmt(band.p95, digits)}]"
+    star = "*" if band.point_inside is False else ""
+    return f"{text} [{tag}{fmt(band.p05)}, {fmt(band.p95)}]{star}"
+
+
+#: The figures a report's configuration table shows with their intervals (the summary has
+#: intervals on every numeric figure; these are the headline ones).
+HEADLINE_METRICS = (
+    "suite_wall_s",
+    "goodput_per_h",
+    "mean_completion_s_common",
+    "success",
+    "cloud_cost_usd",
+    "ttft_p50_s",
+    "output_tok_s_p50",
+    "kv_peak_fraction",
+    "local_context_errors",
+    "energy_wh_per_task",
+)
+
+
+def interval_table(
+    configurations: Sequence[ConfigurationSummary], metrics: Sequence[str] = HEADLINE_METRICS
+) -> list[dict[str, str]]:
+    """One row per configuration: ``device``, ``architecture``, ``concurrency``, a
+    :func:`interval_cell` per metric, and ``note`` (:func:`interval_note`): the data a report
+    needs to show simulated figures with their ranges."""
+    rows: list[dict[str, str]] = []
+    for conf in configurations:
+        row = {
+            "device": conf.device,
+            "architecture": conf.architecture.value,
+            "concurrency": str(conf.concurrency),
+        }
+        row |= {m: interval_cell(conf, m) for m in metrics}
+        row["note"] = interval_note(conf)
+        rows.append(row)
+    return rows
 
 
 def interval_note(conf: ConfigurationSummary) -> str:
@@ -157,6 +196,7 @@ def interval_note(conf: ConfigurationSummary) -> str:
 
 
 __all__ = [
+    "HEADLINE_METRICS",
     "INTERVALS_FILE",
     "INTERVAL_VERSION",
     "LEVEL",
@@ -169,7 +209,9 @@ __all__ = [
     "interval_cell",
     "interval_metrics",
     "interval_note",
+    "interval_table",
     "metric_values",
+    "plain_number",
     "read_intervals",
     "unavailable",
 ]

@@ -13,7 +13,13 @@ from agbench.calibration.sim_intervals import run_matrix_with_intervals
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.results import read_run_summary
-from agbench.results.intervals import INTERVALS_FILE, interval_cell, interval_note
+from agbench.results.intervals import (
+    INTERVALS_FILE,
+    interval_cell,
+    interval_note,
+    interval_table,
+    plain_number,
+)
 from agbench.sim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,9 +68,13 @@ def test_draws_leave_the_point_prediction_alone_and_add_assumption_ranges(tmp_pa
     band = lo.intervals.metrics["suite_wall_s"]
     assert band.p05 < band.p95  # the local server's speed moves a local-only suite
     assert band.point_inside is not None
-    cell = interval_cell(lo, "suite_wall_s", 0)
+    cell = interval_cell(lo, "suite_wall_s", lambda v: f"{v:,.0f}")
     assert cell.startswith(f"{lo.suite_wall_s:,.0f} [assumed ")
     assert "not a calibrated interval" in interval_note(lo)
+    row = interval_table(summary.configurations)[1]
+    assert row["architecture"] == "LO"
+    assert row["concurrency"] == "4"
+    assert "[assumed " in row["suite_wall_s"]
     schema = json.loads((ROOT / "docs" / "summary.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(json.loads((drawn / "summary.json").read_text()))
 
@@ -78,7 +88,7 @@ def test_no_source_of_uncertainty_says_so_instead_of_a_band(tmp_path: Path) -> N
         assert conf.intervals.kind == "none"
         assert "no calibration data" in conf.intervals.reason
         assert not conf.intervals.metrics
-        assert interval_cell(conf, "suite_wall_s") == f"{conf.suite_wall_s:,.2f}"
+        assert interval_cell(conf, "suite_wall_s") == plain_number(conf.suite_wall_s)
     assert default_draws(load_scenario("this-machine-smollm2")) == 0
     assert default_draws(load_scenario("paper-rtx5090")) == 0  # assumption ranges: when asked
 

@@ -28,54 +28,14 @@ import numpy as np
 
 from agbench.results.summary import IntervalKind
 from agbench.sim.scenario import Scenario
-from agbench.sim.uncertainty import assumption_overlays, stated_values
+from agbench.sim.uncertainty import assumption_overlays, has_bootstrap, rate_draws, stated_values
 
-DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
-PREFILL_FIELDS = ("prefill_tok_s",)
-MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k")
 #: What an interval's shape is, reported with it.
 LEVEL = 0.9
 METHOD = (
     "server rates from bootstrap resamples of the server profile's calls x the drift measured "
     "between its repetitions; behaviour and tool times not drawn"
 )
-
-
-def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
-    """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
-    (bootstrap resamples x the measured drift); empty when the profile has none."""
-    source = fit.get("server_profile", {})
-    boot = [dict(b) for b in source.get("bootstrap", []) if isinstance(b, dict)]
-    if not boot or draws <= 0:
-        return []
-    noise = source.get("noise", {})
-    sd_decode = _finite(noise.get("decode_rel_sd"))
-    sd_prefill = _finite(noise.get("prefill_rel_sd"))
-    rng = np.random.default_rng(seed)
-    out: list[dict[str, float]] = []
-    for i in range(draws):
-        rates = {k: float(v) for k, v in boot[i % len(boot)].items()}
-        slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
-        slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
-        for k in DECODE_FIELDS:
-            if k in rates:
-                rates[k] *= slow_d
-        for k in PREFILL_FIELDS:
-            if k in rates:
-                rates[k] /= slow_p
-        for k in MASKED_FIELDS:
-            if k in rates:
-                rates[k] *= slow_p
-        out.append(rates)
-    return out
-
-
-def _finite(value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return v if math.isfinite(v) and v > 0 else 0.0
 
 
 def percentiles(values: list[float]) -> tuple[float, float] | None:
@@ -123,12 +83,6 @@ class DrawPlan:
     drawn: list[str] = field(default_factory=list)
     not_drawn: list[str] = field(default_factory=list)
     reason: str = ""
-
-
-def has_bootstrap(fit: dict[str, Any]) -> bool:
-    """Whether a calibrated profile's fit carries the server profile's bootstrap refits."""
-    boot = fit.get("server_profile", {}).get("bootstrap", [])
-    return isinstance(boot, list) and any(isinstance(b, dict) for b in boot)
 
 
 def default_draws(scenario: Scenario) -> int:

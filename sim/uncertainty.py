@@ -8,10 +8,15 @@ gives each such field a ``[low, high]`` range (with its reason under ``sources``
 number in a scenario has one); ``agbench sim --draws N`` then repeats the simulation with each
 field drawn uniformly and independently in its range. The spread that comes out is a
 *sensitivity* range over the stated assumptions, not a calibrated interval, and is labelled so.
+
+The calibrated draws (:func:`rate_draws`: bootstrap refits of a server profile x its measured
+drift, calibration/intervals.py explains them) live here too, beside the assumption draws, so
+that the simulator's own callers (the what-if search) can draw either without calibration.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -107,4 +112,72 @@ def stated_values(profile: Profile) -> dict[str, Any]:
     return _leaves(profile.to_dict(), "")
 
 
-__all__ = ["assumption_overlays", "read_uncertainty", "stated_values"]
+DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
+PREFILL_FIELDS = ("prefill_tok_s",)
+MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k")
+
+
+def has_bootstrap(fit: dict[str, Any]) -> bool:
+    """Whether a calibrated profile's fit carries the server profile's bootstrap refits."""
+    boot = fit.get("server_profile", {}).get("bootstrap", [])
+    return isinstance(boot, list) and any(isinstance(b, dict) for b in boot)
+
+
+def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
+    """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
+    (bootstrap resamples x the measured drift); empty when the profile has none."""
+    source = fit.get("server_profile", {})
+    boot = [dict(b) for b in source.get("bootstrap", []) if isinstance(b, dict)]
+    if not boot or draws <= 0:
+        return []
+    noise = source.get("noise", {})
+    sd_decode = _finite(noise.get("decode_rel_sd"))
+    sd_prefill = _finite(noise.get("prefill_rel_sd"))
+    rng = np.random.default_rng(seed)
+    out: list[dict[str, float]] = []
+    for i in range(draws):
+        rates = {k: float(v) for k, v in boot[i % len(boot)].items()}
+        slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
+        slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
+        for k in DECODE_FIELDS:
+            if k in rates:
+                rates[k] *= slow_d
+        for k in PREFILL_FIELDS:
+            if k in rates:
+                rates[k] /= slow_p
+        for k in MASKED_FIELDS:
+            if k in rates:
+                rates[k] *= slow_p
+        out.append(rates)
+    return out
+
+
+def _finite(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return v if math.isfinite(v) and v > 0 else 0.0
+
+
+def profile_overlays(
+    profile: Profile, ranges: dict[str, tuple[float, float]], draws: int, seed: int = 0
+) -> tuple[str, list[dict[str, Any]]]:
+    """(kind, overlays) for ``draws`` draws of a profile: ``calibrated`` (bootstrap rates x
+    drift) when its fit has bootstrap data, else ``assumptions`` over ``ranges``, else
+    ``none`` with no overlay. The one rule the simulator's callers share (sim --draws, whatif)."""
+    if has_bootstrap(profile.fit):
+        return "calibrated", [{"server": {"rates": r}} for r in rate_draws(profile.fit, draws, seed)]
+    if ranges:
+        return "assumptions", assumption_overlays(ranges, stated_values(profile), draws, seed)
+    return "none", []
+
+
+__all__ = [
+    "assumption_overlays",
+    "has_bootstrap",
+    "profile_overlays",
+    "rate_draws",
+    "read_uncertainty",
+    "stated_values",
+]

@@ -145,15 +145,25 @@ def sim_explain(scenario: str) -> None:
 @click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: cores).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Tasks per point.")
+@click.option(
+    "--draws",
+    type=click.IntRange(min=0),
+    default=8,
+    show_default=True,
+    help="Simulate the front again under N draws of each device's uncertain inputs: each "
+    "objective's 90 % range, and whether the answer flips inside it (0: off).",
+)
 @one_line_errors
-def whatif(spec: str, out: Path | None, ray: str | None, workers: int | None, limit: int | None) -> None:
+def whatif(
+    spec: str, out: Path | None, ray: str | None, workers: int | None, limit: int | None, draws: int
+) -> None:
     """Search deployments (device, model, KV pool, slots, architecture, concurrency) in the
     simulator; print and plot the Pareto front of the spec's objectives."""
     from agbench.sim.sweep import default_out_dir
     from agbench.sim.whatif import search, write_report
     from agbench.sim.whatif.report import front_lines
 
-    result = search(spec, workers=workers, ray=ray, limit=limit)
+    result = search(spec, workers=workers, ray=ray, limit=limit, draws=draws)
     target = out or default_out_dir("whatif")
     files = write_report(result, target)
     for line in front_lines(result):

@@ -49,6 +49,7 @@ def summary(result: WhatIfResult) -> dict[str, Any]:
         "where": result.where,
         "front": [rows[i] for i in result.front],
         "all": rows,
+        **({"intervals": result.intervals.to_dict(result)} if result.intervals is not None else {}),
     }
 
 
@@ -76,11 +77,57 @@ def front_lines(result: WhatIfResult) -> list[str]:
     ]
     for group in front_groups(result):
         r = result.results[group[0]]
-        figures = "  ".join(f"{o}={_fmt(r.objectives[o])}" for o in objs)
+        figures = "  ".join(f"{o}={_with_band(result, group[0], o)}" for o in objs)
         same = f" (+{len(group) - 1} settings with the same figures)" if len(group) > 1 else ""
         lines.append(f"  {r.point.label}{same}: {figures}")
         if r.bottleneck:
             lines.append(f"      bottleneck {r.bottleneck.text}")
+    return lines + answer_lines(result)
+
+
+def _with_band(result: WhatIfResult, index: int, objective: str) -> str:
+    """An objective's value, and its 90 % range over the draws when the front was redrawn."""
+    text = _fmt(result.results[index].objectives[objective])
+    iv = result.intervals
+    band = iv.bands.get(index, {}).get(objective) if iv is not None else None
+    if band is None:
+        return text
+    return f"{text} [{'assumed ' if _assumed(result, index) else ''}{_fmt(band[0])}, {_fmt(band[1])}]"
+
+
+def _assumed(result: WhatIfResult, index: int) -> bool:
+    iv = result.intervals
+    return iv is not None and iv.kinds.get(result.results[index].point.device) == "assumptions"
+
+
+def answer_lines(result: WhatIfResult) -> list[str]:
+    """The answer (the front's best point on the first objective) with its range, and whether
+    another front point beats it in some draw: a choice that flips inside the interval is a
+    tie, and is said to be one. Nothing when the front was not redrawn."""
+    iv = result.intervals
+    if iv is None:
+        return []
+    first = result.spec.objectives[0]
+    none = sorted(d for d, k in iv.kinds.items() if k == "none")
+    lines: list[str] = []
+    if none:
+        lines.append(f"no interval for {', '.join(none)}: no calibration data and no [uncertainty] ranges")
+    if iv.answer is None:
+        return lines
+    label = result.results[iv.answer].point.label
+    lines.append(
+        f"answer (best {first}): {label}: {first}={_with_band(result, iv.answer, first)} "
+        f"(90 % over {iv.draws} draws{'; a range over assumptions' if _assumed(result, iv.answer) else ''})"
+    )
+    if iv.flipped_draws:
+        rivals = sorted(iv.flips.items(), key=lambda kv: -kv[1])[:3]
+        names = ", ".join(f"{result.results[i].point.label} in {n}" for i, n in rivals)
+        lines.append(
+            f"  the answer flips inside the interval: another front point is better on {first} "
+            f"in {iv.flipped_draws} of {iv.draws} draws ({names})"
+        )
+    else:
+        lines.append(f"  holds in all {iv.draws} draws against the other front points")
     return lines
 
 
@@ -143,7 +190,7 @@ def render(result: WhatIfResult) -> str:
         row = result.results[group[0]].to_dict()
         same = f" (+{len(group) - 1} settings with the same figures)" if len(group) > 1 else ""
         cells = [f'<td class="l">{html.escape(row["label"] + same)}</td>']
-        cells += [f"<td>{html.escape(_fmt(row[o]))}</td>" for o in objs]
+        cells += [f"<td>{html.escape(_with_band(result, group[0], o))}</td>" for o in objs]
         cells.append(f'<td class="l">{html.escape(row["bottleneck"])}</td>')
         cells.append(f'<td class="l">{html.escape(row["explanation"])}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -166,9 +213,19 @@ th{{background:#f4f4f4}} td.l{{text-align:left}} figure{{display:inline-block;ma
 <h2>Pareto front ({len(s["front"])} points)</h2>
 <p>No other point is at least as good on every objective and better on one: {html.escape(", ".join(f"{o} ({OBJECTIVES[o]})" for o in objs))}.</p>
 <table><tr>{head}</tr>{"".join(rows)}</table>
+{_answer_html(result)}
 <h2>Objectives pairwise</h2><p>Diamonds: front points; dots: the other simulated points, coloured by architecture.</p>{figures}
 <h2>Refused points</h2><ul>{refused_html or "<li>none</li>"}</ul>{more}
 </body></html>"""
+
+
+def _answer_html(result: WhatIfResult) -> str:
+    lines = answer_lines(result)
+    if not lines:
+        return ""
+    note = html.escape(result.intervals.method) if result.intervals is not None else ""
+    items = "".join(f"<li>{html.escape(line.strip())}</li>" for line in lines)
+    return f"<h3>The answer and its interval</h3><ul>{items}</ul><p>{note}</p>"
 
 
 def write_report(result: WhatIfResult, out_dir: Path) -> list[Path]:
@@ -191,4 +248,4 @@ def write_report(result: WhatIfResult, out_dir: Path) -> list[Path]:
     return [js, table, page]
 
 
-__all__ = ["front_groups", "front_lines", "render", "summary", "write_report"]
+__all__ = ["answer_lines", "front_groups", "front_lines", "render", "summary", "write_report"]

@@ -121,10 +121,10 @@ def perturbed(params: SyntheticParams, rng: np.random.Generator) -> SyntheticPar
         changes["consult_output_tokens"] = round(changes["consult_output_tokens"])
         changes |= {f: prob(getattr(a, f)) for f in _PROB_FIELDS}
         archs[name] = replace(a, **changes)
-    cats = {
-        n: replace(c, **{f: scale(getattr(c, f)) for f in _CATEGORY_FIELDS})
-        for n, c in params.categories.items()
-    }
+    cats = {}
+    for n, c in params.categories.items():
+        scaled: dict[str, Any] = {f: scale(getattr(c, f)) for f in _CATEGORY_FIELDS}
+        cats[n] = replace(c, **scaled)
     return replace(params, archs=archs, categories=cats)
 
 

@@ -43,6 +43,7 @@ class FrontIntervals:
     answer: int | None = None  # result index of the front's best point on the first objective
     flips: dict[int, int] = field(default_factory=dict)  # result index -> draws where it beat the answer
     flipped_draws: int = 0  # draws in which some other front point beat the answer
+    tied_draws: int = 0  # draws in which none beat it but one matched it (the choice is a tie)
     method: str = ""
 
     def to_dict(self, result: WhatIfResult) -> dict[str, Any]:
@@ -54,6 +55,7 @@ class FrontIntervals:
             "method": self.method,
             "answer": label.get(self.answer, "") if self.answer is not None else "",
             "flipped_draws": self.flipped_draws,
+            "tied_draws": self.tied_draws,
             "flips": {label[i]: n for i, n in self.flips.items()},
             "bands": {label[i]: {o: list(b) for o, b in bands.items()} for i, bands in self.bands.items()},
         }
@@ -112,12 +114,18 @@ def front_intervals(
     out.answer = max(front, key=lambda i: sign * result.results[i].objectives[first])
     a = front.index(out.answer)
     for d in per_draw:
-        beaten = False
+        beaten = tied = False
         for j, i in enumerate(front):
-            if i != out.answer and _better(first, d[j].objectives[first], d[a].objectives[first]):
+            if i == out.answer:
+                continue
+            mine, theirs = d[a].objectives[first], d[j].objectives[first]
+            if _better(first, theirs, mine):
                 out.flips[i] = out.flips.get(i, 0) + 1
                 beaten = True
+            elif abs(theirs - mine) <= 1e-9 * max(1.0, abs(mine)):
+                tied = True
         out.flipped_draws += beaten
+        out.tied_draws += tied and not beaten
     return out
 
 

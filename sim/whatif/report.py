@@ -126,6 +126,11 @@ def answer_lines(result: WhatIfResult) -> list[str]:
             f"  the answer flips inside the interval: another front point is better on {first} "
             f"in {iv.flipped_draws} of {iv.draws} draws ({names})"
         )
+    elif iv.tied_draws:
+        lines.append(
+            f"  no other front point is better on {first} in any of {iv.draws} draws, but one "
+            f"equals it in {iv.tied_draws}: a tie on {first}, decided by the other objectives"
+        )
     else:
         lines.append(f"  holds in all {iv.draws} draws against the other front points")
     return lines

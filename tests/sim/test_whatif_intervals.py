@@ -45,6 +45,7 @@ def test_the_front_is_redrawn_and_the_answer_states_its_range(tmp_path: Path) ->
     assert "[assumed " in answer
     flip = lines[lines.index(answer) + 1]
     assert ("flips inside the interval" in flip) == (iv.flipped_draws > 0)
+    assert ("a tie on goodput" in flip) == (iv.flipped_draws == 0 and iv.tied_draws > 0)
     files = write_report(drawn, tmp_path / "out")
     data = json.loads(files[0].read_text())
     assert data["intervals"]["draws"] == 4

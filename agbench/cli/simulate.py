@@ -96,6 +96,10 @@ def sim(
     if scenario is None:
         raise click.UsageError("give --scenario (or: agbench sim explain SCENARIO)")
     if request_trace is not None or rate is not None:
+        if draws:
+            raise click.UsageError(
+                "--draws applies to the architecture x concurrency matrix, not to --requests/--rate"
+            )
         from agbench.load import levels_for_sim
         from agbench.sim.open_loop import run_load_sim
         from agbench.sim.sweep import default_out_dir

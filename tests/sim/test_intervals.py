@@ -75,6 +75,8 @@ def test_draws_leave_the_point_prediction_alone_and_add_assumption_ranges(tmp_pa
     assert row["architecture"] == "LO"
     assert row["concurrency"] == "4"
     assert "[assumed " in row["suite_wall_s"]
+    assert not lo.intervals.model_extra  # every key the writer writes is declared
+    assert not band.model_extra
     schema = json.loads((ROOT / "docs" / "summary.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(json.loads((drawn / "summary.json").read_text()))
 

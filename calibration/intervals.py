@@ -11,61 +11,31 @@ did not succeed.
 
 What is *not* drawn (stated wherever the interval is shown): the agents' behaviour fitted from
 the C = 1 run (harness and request overheads), and the tool times (replayed as recorded).
+
+:func:`draw_plan` decides what ``agbench sim --draws N`` varies for a scenario: the server
+rates as above when its calibrated profile carries bootstrap data; else the scenario's stated
+assumption ranges (``[uncertainty]``, sim/uncertainty.py), labelled as such; else nothing, and
+the summary says that no interval is available rather than showing a band of zero width.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
-PREFILL_FIELDS = ("prefill_tok_s",)
-MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k")
+from agbench.results.summary import IntervalKind
+from agbench.sim.scenario import Scenario
+from agbench.sim.uncertainty import assumption_overlays, has_bootstrap, rate_draws, stated_values
+
 #: What an interval's shape is, reported with it.
 LEVEL = 0.9
 METHOD = (
     "server rates from bootstrap resamples of the server profile's calls x the drift measured "
     "between its repetitions; behaviour and tool times not drawn"
 )
-
-
-def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
-    """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
-    (bootstrap resamples x the measured drift); empty when the profile has none."""
-    source = fit.get("server_profile", {})
-    boot = [dict(b) for b in source.get("bootstrap", []) if isinstance(b, dict)]
-    if not boot or draws <= 0:
-        return []
-    noise = source.get("noise", {})
-    sd_decode = _finite(noise.get("decode_rel_sd"))
-    sd_prefill = _finite(noise.get("prefill_rel_sd"))
-    rng = np.random.default_rng(seed)
-    out: list[dict[str, float]] = []
-    for i in range(draws):
-        rates = {k: float(v) for k, v in boot[i % len(boot)].items()}
-        slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
-        slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
-        for k in DECODE_FIELDS:
-            if k in rates:
-                rates[k] *= slow_d
-        for k in PREFILL_FIELDS:
-            if k in rates:
-                rates[k] /= slow_p
-        for k in MASKED_FIELDS:
-            if k in rates:
-                rates[k] *= slow_p
-        out.append(rates)
-    return out
-
-
-def _finite(value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return v if math.isfinite(v) and v > 0 else 0.0
 
 
 def percentiles(values: list[float]) -> tuple[float, float] | None:
@@ -87,4 +57,89 @@ def interval_object(per_metric: dict[str, tuple[float, float]], draws: int) -> d
     }
 
 
-__all__ = ["LEVEL", "METHOD", "interval_object", "percentiles", "rate_draws"]
+#: Draws ``agbench sim`` makes unasked when the calibrated profile has bootstrap data: one per
+#: bootstrap refit profile-server writes (20), enough for a rough 90 % band; a draw costs one
+#: simulation of the matrix (seconds), not a report.
+DEFAULT_DRAWS = 20
+NOT_DRAWN_CALIBRATED = [
+    "agents' behaviour fitted from the C = 1 run (turns, tokens, harness and request overheads)",
+    "tool times (as recorded or as the scenario states them)",
+    "the workload (one seed: the same tasks in the same order in every draw)",
+]
+NOT_DRAWN_ASSUMED = [
+    "every scenario value without a stated range",
+    "the workload (one seed: the same tasks in the same order in every draw)",
+]
+
+
+@dataclass
+class DrawPlan:
+    """What the draws of one scenario vary: one profile overlay per draw, and the words that
+    say so wherever the interval is shown."""
+
+    kind: IntervalKind
+    overlays: list[dict[str, Any]] = field(default_factory=list)
+    method: str = ""
+    drawn: list[str] = field(default_factory=list)
+    not_drawn: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def default_draws(scenario: Scenario) -> int:
+    """``--draws`` when not given: :data:`DEFAULT_DRAWS` with calibration data to resample,
+    else 0 (assumption ranges are a sensitivity study, run when asked for)."""
+    return DEFAULT_DRAWS if has_bootstrap(scenario.profile.fit) else 0
+
+
+def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
+    """The draws for ``agbench sim --draws N`` on this scenario (with its profile laid over)."""
+    fit = scenario.profile.fit
+    if has_bootstrap(fit):
+        rates = rate_draws(fit, draws, seed)
+        return DrawPlan(
+            kind="calibrated",
+            overlays=[{"server": {"rates": r}} for r in rates],
+            method=METHOD,
+            drawn=sorted({k for r in rates for k in r}),
+            not_drawn=list(NOT_DRAWN_CALIBRATED),
+        )
+    if scenario.uncertain:
+        stated = stated_values(scenario.profile)
+        ranges = scenario.uncertain
+        drawn = [
+            f"{k} in [{lo:g}, {hi:g}] ({scenario.uncertain_sources.get(k, '')})"
+            for k, (lo, hi) in sorted(ranges.items())
+        ]
+        return DrawPlan(
+            kind="assumptions",
+            overlays=assumption_overlays(ranges, stated, draws, seed),
+            method=(
+                "a range over the scenario's stated assumptions, not a calibrated interval: each "
+                "[uncertainty] field drawn uniformly and independently in its range"
+            ),
+            drawn=drawn,
+            not_drawn=list(NOT_DRAWN_ASSUMED),
+        )
+    return DrawPlan(
+        kind="none",
+        reason=(
+            "the calibrated profile has no bootstrap data (calibrate with --server-profile) and "
+            f"scenario {scenario.name} states no [uncertainty] ranges"
+            if fit
+            else f"scenario {scenario.name} has no calibration data and states no [uncertainty] ranges"
+        ),
+    )
+
+
+__all__ = [
+    "DEFAULT_DRAWS",
+    "LEVEL",
+    "METHOD",
+    "DrawPlan",
+    "default_draws",
+    "draw_plan",
+    "has_bootstrap",
+    "interval_object",
+    "percentiles",
+    "rate_draws",
+]

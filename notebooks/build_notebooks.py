@@ -51,6 +51,13 @@ CALIBRATION = [
         "validation = json.loads(validate(profile, [REFERENCE], WORK).read_text())\n"
         "print(profile.read_text()[:1500])"
     ),
+    new_code_cell(
+        "# Intervals: validate --draws N repeats the simulation over bootstrap server rates; this\n"
+        "# profile is fitted from the run itself, so there is nothing to draw, and the figures below\n"
+        "# are point predictions without an interval (said, not hidden)\n"
+        "print('intervals:', validation.get('intervals') or 'none: the profile is fitted from the run (C = 1, 2), '\n"
+        "      'not calibrated on a server profile, so it has no bootstrap rates to draw from')"
+    ),
     new_markdown_cell("## Fitted server rates over the measurements"),
     new_code_cell(
         "from agbench.calibration.overlap import decode_intervals, mean_overlap\n"
@@ -145,12 +152,22 @@ WHATIF_SEARCH = [
         "import pandas as pd\n"
         "from agbench.sim.whatif import search\n"
         "from agbench.sim.whatif.report import summary as whatif_summary\n"
-        "result = search('quick', workers=1)\n"
+        "from agbench.sim.whatif.report import answer_lines\n"
+        "# draws=4: each front point simulated again under 4 draws of its device's [uncertainty]\n"
+        "# assumptions (a range over assumptions, not a calibrated interval)\n"
+        "result = search('quick', workers=1, draws=4)\n"
         "found = whatif_summary(result)\n"
         "points = pd.DataFrame(found['all'])\n"
         "front = pd.DataFrame(found['front'])\n"
         "print(f\"{found['points']} points: {found['simulated']} simulated, {found['refused']} refused (memory); front {len(front)}\")\n"
-        "front[['label', 'success', 'goodput', 'mean_completion', 'cloud_cost', 'exposure', 'bottleneck']].round(3)"
+        "print('\\n'.join(answer_lines(result)))\n"
+        "bands = found['intervals']['bands']\n"
+        "for o in ('success', 'goodput', 'mean_completion', 'cloud_cost'):\n"
+        "    front[o + ' [90 % range]'] = [\n"
+        "        f\"{v:.3g} [{bands[l][o][0]:.3g}, {bands[l][o][1]:.3g}]\" if l in bands else f'{v:.3g}'\n"
+        "        for l, v in zip(front.label, front[o])\n"
+        "    ]\n"
+        "front[['label'] + [c for c in front.columns if c.endswith('range]')] + ['exposure', 'bottleneck']]"
     ),
     new_code_cell(
         "ok = points[points.refused == '']\n"
@@ -202,6 +219,13 @@ WHATIF = [
         "whatif = pd.concat(frames, ignore_index=True)\n"
         "whatif['context_limit'] = [f.get('context_limit', 0) for f in whatif.failures]\n"
         "whatif[['device', 'architecture', 'concurrency', 'success', 'context_limit', 'suite_wall_s', 'goodput_per_h', 'cloud_cost_usd', 'exposure_ratio']].round(3)"
+    ),
+    new_code_cell(
+        "# Intervals: what `agbench sim --draws N` could draw for these simulations\n"
+        "from agbench.calibration.intervals import draw_plan\n"
+        "for name in ('this-machine-smollm2', 'this-machine-qwen05b'):\n"
+        "    plan = draw_plan(load_scenario(name).with_profile(profile), 1)\n"
+        "    print(f'{name}: ' + (f'interval over {plan.kind} draws' if plan.overlays else f'no interval: {plan.reason}'))"
     ),
     new_markdown_cell("## Goodput and context errors vs concurrency"),
     new_code_cell(

@@ -131,6 +131,22 @@ cols = ["device", "arch", "C", "success", "context_limit", "timeout", "verificat
 display(frame[cols].round(2))
 """
 
+RANGES = """\
+# 90 % ranges over 3 draws of each device's [uncertainty] assumptions (the shipped fit held):
+# a range over assumptions, not a calibrated interval; * marks a point outside its range.
+# Three draws keep the notebook quick, so a range is about the draws' min..max and a point
+# often sits outside it; `agbench paper predict` draws 10 by default.
+# `agbench paper predict` also tries perturbed C = 1 fits (--fit-tries) and says whether any
+# reproduces the published C = 1 figures within their bounds.
+from agbench.calibration.paper.ranges import paper_ranges, ranged_text, with_ranges
+ranges = paper_ranges(3, (1, 2, 4, 8), fit_tries=0)
+ranged = with_ranges(frame, ranges)
+shown = ranged[["device", "arch", "C"]].copy()
+for col in ("success", "suite_h", "goodput_per_h", "completion_min"):
+    shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2)
+display(shown)
+"""
+
 
 def per_device_plot(column: str, ylabel: str, title: str, log: bool = False) -> str:
     return f"""\
@@ -234,6 +250,12 @@ def cells(closing: str) -> list[nbformat.NotebookNode]:
             "--archs LO,CO,HCL,HLL`."
         ),
         new_code_cell(PREDICT),
+        new_markdown_cell(
+            "### The predictions' ranges over the devices' assumptions\n\nEach device scenario states a "
+            "range for each value it assumed (`[uncertainty]`: efficiencies carried over from the nearest "
+            "published benchmark); the matrix is simulated again under draws of them."
+        ),
+        new_code_cell(RANGES),
         new_markdown_cell("### Success and failure taxonomy (context-limit, timeout, verification)"),
         new_code_cell(TAXONOMY),
         new_markdown_cell("### Suite time, goodput and mean completion"),

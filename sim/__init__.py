@@ -37,12 +37,15 @@ def run_matrix(
     profile: Path | None = None,
     limit: int | None = None,
     workers: int = 1,
+    extra_files: dict[str, str] | None = None,
 ) -> Path:
     """Simulate a scenario's architectures x concurrency and write one run directory.
 
     ``profile``: a (calibrated) profile TOML laid over the scenario's own tables;
     ``trajectories``: replay this trajectory file instead of the scenario's workload.
-    Returns the run directory (default ``runs/sim-<timestamp>``; also copied to runs/latest).
+    ``extra_files``: name -> text written into the run directory before its reports (the
+    intervals of ``agbench sim --draws``, which the report reads). Returns the run directory
+    (default ``runs/sim-<timestamp>``; also copied to runs/latest).
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if profile is not None:
@@ -57,7 +60,7 @@ def run_matrix(
         raise AgbenchError(f"{target} already holds a run; choose another --out")
     jobs = matrix_jobs(sc, workload, archs or sc.archs, concurrency or sc.concurrency, seed, target.name)
     results = run_jobs(jobs, workers=workers, ray=ray)
-    write_run(target, sc, results, workload.agent_kind, seed)
+    write_run(target, sc, results, workload.agent_kind, seed, extra_files=extra_files)
     if out_dir is None:
         copy_to_latest(target, target.parent)
     return target

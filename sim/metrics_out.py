@@ -74,9 +74,17 @@ def run_meta(
 
 
 def write_run(
-    out_dir: Path, scenario: Scenario, results: list[SimResult], agent_kind: str, seed: int, **extra: Any
+    out_dir: Path,
+    scenario: Scenario,
+    results: list[SimResult],
+    agent_kind: str,
+    seed: int,
+    extra_files: dict[str, str] | None = None,
+    **extra: Any,
 ) -> Path:
-    """Write the records of ``results`` as one run directory and its reports; returns it."""
+    """Write the records of ``results`` as one run directory and its reports; returns it.
+    ``extra_files`` (name -> text) are written beside the tables before the reports, which
+    read them."""
     run_id = extra.pop("run_id", None) or out_dir.name
     store = RunStore.create(
         out_dir, run_meta(scenario, results, agent_kind, seed, {"run_id": run_id, **extra})
@@ -87,6 +95,8 @@ def write_run(
     store.append_records(records)
     store.compact()
     store.update_meta(finished=time.time())
+    for name, text in (extra_files or {}).items():
+        (out_dir / name).write_text(text, encoding="utf-8")
     write_reports_if_available(out_dir)
     return out_dir
 

@@ -19,6 +19,14 @@ A scenario file is a profile file (see ``profiles.py``: ``[device]``, ``[model]`
     [workload.synthetic]                  # synthetic: inline overrides of the params
     ...
 
+and, optionally, the ranges of its assumed values (``uncertainty.py``), drawn by
+``agbench sim --draws N`` where no calibration data gives an interval::
+
+    [uncertainty.device]
+    bandwidth_efficiency = [0.55, 0.75]   # low, high; the stated value must lie inside
+    [uncertainty.device.sources]
+    bandwidth_efficiency = "why this range"
+
 A name without a path (``paper-rtx5090``) resolves to ``sim/scenarios/<name>.toml``; unknown
 names are a one-line error that lists the shipped scenarios.
 """
@@ -36,6 +44,7 @@ from agbench.schema import NON_NEGATIVE, Bound, check
 from agbench.shipped import find_toml, shipped_names
 from agbench.sim.predictors.roofline import Roofline
 from agbench.sim.profiles import Profile, deep_merge, load_toml
+from agbench.sim.uncertainty import read_uncertainty
 from agbench.sim.workloads.base import Workload
 from agbench.sim.workloads.replay import replay_workload
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
@@ -61,6 +70,11 @@ class Scenario:
     synthetic: SyntheticParams = field(default_factory=SyntheticParams)
     trajectories: Path | None = None
     path: Path | None = None
+    #: ``[uncertainty]``: profile fields whose stated value is an assumption, as
+    #: "table.key" -> (low, high); what ``agbench sim --draws`` varies where no calibration
+    #: data exists (uncertainty.py)
+    uncertain: dict[str, tuple[float, float]] = field(default_factory=dict)
+    uncertain_sources: dict[str, str] = field(default_factory=dict)
 
     def workload(
         self, seed: int | None = None, trajectories: Path | None = None, limit: int | None = None
@@ -119,7 +133,7 @@ def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) 
     unknown = sorted(set(meta) - known)
     if unknown:
         raise AgbenchError(f"{where}: [scenario] unknown key(s) {', '.join(unknown)}")
-    extra = sorted(set(data) - set(PROFILE_TABLES) - {"scenario", "workload"})
+    extra = sorted(set(data) - set(PROFILE_TABLES) - {"scenario", "workload", "uncertainty"})
     if extra:
         raise AgbenchError(f"{where}: unknown table(s) {', '.join(extra)}")
     profile = Profile.from_dict({k: v for k, v in data.items() if k in PROFILE_TABLES}, where)
@@ -164,6 +178,9 @@ def load_scenario(name_or_path: str | Path, missing_generated_ok: bool = False) 
         synthetic=SyntheticParams.from_dict(params, f"{where} [workload]"),
         trajectories=(path.parent / str(trajectories)) if trajectories else None,
         path=path,
+    )
+    scenario.uncertain, scenario.uncertain_sources = read_uncertainty(
+        data.get("uncertainty", {}), profile, where
     )
     check(scenario, f"{where} [scenario]")  # types and ranges (agbench.schema)
     return scenario

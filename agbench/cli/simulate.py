@@ -55,6 +55,14 @@ _WITH_SCENARIO = "\0scenario"  # ``--explain`` given without a value: explain --
     "--prompt-tokens", default="256", show_default=True, help="With --rate: N, LO:HI, lognormal:M,S."
 )
 @click.option("--output-tokens", default="32", show_default=True, help="With --rate.")
+@click.option(
+    "--draws",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Repeat the simulation over N draws of its uncertain inputs and write a 90 % interval "
+    "per figure (summary.json 'intervals'). Default: 20 with a calibrated profile's bootstrap "
+    "data, else 0 (off); with a scenario's [uncertainty] ranges, give N to draw them.",
+)
 @click.pass_context
 @one_line_errors
 def sim(
@@ -74,6 +82,7 @@ def sim(
     load_requests: int,
     prompt_tokens: str,
     output_tokens: str,
+    draws: int | None,
 ) -> None:
     """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
     --rate, open-loop requests through its server alone)."""
@@ -87,6 +96,10 @@ def sim(
     if scenario is None:
         raise click.UsageError("give --scenario (or: agbench sim explain SCENARIO)")
     if request_trace is not None or rate is not None:
+        if draws:
+            raise click.UsageError(
+                "--draws applies to the architecture x concurrency matrix, not to --requests/--rate"
+            )
         from agbench.load import levels_for_sim
         from agbench.sim.open_loop import run_load_sim
         from agbench.sim.sweep import default_out_dir
@@ -97,10 +110,11 @@ def sim(
         click.echo(f"run directory: {run_dir}")
         click.echo(f"report: {run_dir / 'summary.html'}")
         return
-    from agbench.sim import run_matrix
+    from agbench.calibration.sim_intervals import run_matrix_with_intervals
 
-    run_dir = run_matrix(
+    run_dir = run_matrix_with_intervals(
         scenario,
+        draws=draws,
         archs=parse_architectures(archs) if archs else None,
         concurrency=parse_concurrency(concurrency) if concurrency else None,
         seed=seed,
@@ -135,15 +149,25 @@ def sim_explain(scenario: str) -> None:
 @click.option("--ray", default=None, help="Ray address, or 'local' to start one here.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: cores).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Tasks per point.")
+@click.option(
+    "--draws",
+    type=click.IntRange(min=0),
+    default=8,
+    show_default=True,
+    help="Simulate the front again under N draws of each device's uncertain inputs: each "
+    "objective's 90 % range, and whether the answer flips inside it (0: off).",
+)
 @one_line_errors
-def whatif(spec: str, out: Path | None, ray: str | None, workers: int | None, limit: int | None) -> None:
+def whatif(
+    spec: str, out: Path | None, ray: str | None, workers: int | None, limit: int | None, draws: int
+) -> None:
     """Search deployments (device, model, KV pool, slots, architecture, concurrency) in the
     simulator; print and plot the Pareto front of the spec's objectives."""
     from agbench.sim.sweep import default_out_dir
     from agbench.sim.whatif import search, write_report
     from agbench.sim.whatif.report import front_lines
 
-    result = search(spec, workers=workers, ray=ray, limit=limit)
+    result = search(spec, workers=workers, ray=ray, limit=limit, draws=draws)
     target = out or default_out_dir("whatif")
     files = write_report(result, target)
     for line in front_lines(result):

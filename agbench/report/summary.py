@@ -23,6 +23,7 @@ from agbench.metrics.privacy import add_guard_figures, read_guard_lines, with_su
 from agbench.metrics.repeats import repeats_of
 from agbench.report.judgements import judge_summary, read_judgements, with_judgements
 from agbench.report.suite_info import SuiteInfo, suite_info
+from agbench.results.intervals import attach, read_intervals
 from agbench.results.summary import (
     SUMMARY_SCHEMA_VERSION,
     BenchmarkScore,
@@ -69,6 +70,9 @@ def load_run(run_dir: Path) -> RunReport:
     if judge is not None:
         summary.judge = judge
     add_guard_figures(summary, read_guard_lines(run_dir), counted)  # --privacy-guard runs
+    intervals = read_intervals(run_dir)  # agbench sim --draws N
+    if intervals is not None:
+        attach(summary, intervals)
     return RunReport(run_dir=run_dir, summary=summary, tables=tables)
 
 

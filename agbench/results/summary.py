@@ -138,6 +138,44 @@ class PrivacyGuardSummary(ResultModel):
     guard_ms_p99: float | None = None
 
 
+#: Version of the ``intervals`` object (and of intervals.json); bumped when a field changes meaning.
+INTERVAL_VERSION = 1
+#: The interval's coverage: the 5th to the 95th percentile over the draws.
+LEVEL = 0.9
+IntervalKind = Literal["calibrated", "assumptions", "none"]
+
+
+class MetricInterval(ResultModel):
+    """One figure's 90 % interval over the draws."""
+
+    p05: float
+    p95: float
+    draws: int = Field(ge=0, description="draws in which the figure had a value")
+    point_inside: bool | None = Field(
+        default=None, description="whether the point prediction lies in [p05, p95] (set in summary.json)"
+    )
+
+
+class PredictionIntervals(ResultModel):
+    """The ``intervals`` object of one simulated configuration in summary.json."""
+
+    version: int = INTERVAL_VERSION
+    available: bool
+    kind: IntervalKind = Field(
+        description="calibrated: resampled calibration data; assumptions: the scenario's stated "
+        "ranges (not a calibrated interval); none: no interval"
+    )
+    level: float = LEVEL
+    draws: int = Field(default=0, ge=0)
+    method: str = ""
+    drawn: list[str] = Field(default_factory=list, description="inputs varied between draws")
+    not_drawn: list[str] = Field(default_factory=list, description="inputs held at their point values")
+    reason: str = Field(default="", description="why no interval is available")
+    metrics: dict[str, MetricInterval] = Field(
+        default_factory=dict, description="dotted summary key (time_breakdown_s.tools) -> interval"
+    )
+
+
 class ConfigurationSummary(ResultModel):
     """One device × architecture × concurrency of a run (DESIGN.md, "Metrics")."""
 
@@ -206,6 +244,8 @@ class ConfigurationSummary(ResultModel):
     gpu_power_w_mean: float | None = None
     gpu_power_w_peak: float | None = None
     gpu_temp_c_peak: float | None = None
+    # ``agbench sim --draws N`` (agbench.results.intervals): absent when no draws were asked for
+    intervals: PredictionIntervals | None = None
     # set on the configurations of a comparison summary
     tag: str | None = None
     run_dir: str | None = None
@@ -309,6 +349,8 @@ class ComparisonSummary(ResultModel):
 
 
 __all__ = [
+    "INTERVAL_VERSION",
+    "LEVEL",
     "SUMMARY_SCHEMA_VERSION",
     "BenchmarkScore",
     "CategoryOutcome",
@@ -319,6 +361,9 @@ __all__ = [
     "ConfigurationSummary",
     "Distribution",
     "EndpointServing",
+    "IntervalKind",
+    "MetricInterval",
+    "PredictionIntervals",
     "PrivacyGuardSummary",
     "RepeatSpread",
     "ResultModel",

@@ -147,9 +147,26 @@ def statement(frame: pd.DataFrame) -> str:
     help="Keep the run directories under DIR.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Simulator seed.")
-def cli(out: Path | None, seed: int) -> None:
+@click.option(
+    "--draws",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Draws of each device's [uncertainty] assumptions: a range per figure (0: off).",
+)
+@click.option(
+    "--fit-tries",
+    type=click.IntRange(min=0),
+    default=4,
+    show_default=True,
+    help="Perturbed C = 1 fits to try for a range over fits (each costs about one paper check).",
+)
+def cli(out: Path | None, seed: int, draws: int, fit_tries: int) -> None:
+    from agbench.calibration.paper.ranges import RANGED, paper_ranges, ranged_text, with_ranges
+
     try:
         frame = predict(out, seed=seed)
+        ranges = paper_ranges(draws, CONCURRENCY, seed, fit_tries) if draws or fit_tries else None
     except AgbenchError as exc:
         raise click.ClickException(str(exc)) from None
     cols = [
@@ -167,6 +184,25 @@ def cli(out: Path | None, seed: int) -> None:
     ]
     with pd.option_context("display.width", 200, "display.max_rows", 100):
         click.echo(frame[cols].round(2).to_string(index=False))
+    if ranges is None:
+        return
+    ranged = with_ranges(frame, ranges)
+    shown = ranged[["device", "arch", "C"]].copy()
+    for col in RANGED:
+        shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2)
+    click.echo("")
+    click.echo(f"90 % ranges over {ranges.assumption_draws} draws of the devices' stated assumptions")
+    click.echo("(a range over assumptions, not a calibrated interval; *: the point lies outside it):")
+    with pd.option_context("display.width", 250, "display.max_rows", 100):
+        click.echo(shown.to_string(index=False))
+    if ranges.fit_accepted:
+        fit_shown = ranged[["device", "arch", "C"]].copy()
+        for col in RANGED:
+            fit_shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2, prefix="fit_")
+        with pd.option_context("display.width", 250, "display.max_rows", 100):
+            click.echo(fit_shown.to_string(index=False))
+    click.echo(ranges.fit_note())
+    click.echo(f"method: {ranges.method}; not drawn: {'; '.join(ranges.not_drawn)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,6 +50,7 @@ def summary(result: WhatIfResult) -> dict[str, Any]:
         "where": result.where,
         "front": [rows[i] for i in result.front],
         "all": rows,
+        **({"intervals": result.intervals.to_dict(result)} if result.intervals is not None else {}),
     }
 
 
@@ -77,11 +78,62 @@ def front_lines(result: WhatIfResult) -> list[str]:
     ]
     for group in front_groups(result):
         r = result.results[group[0]]
-        figures = "  ".join(f"{o}={_fmt(r.objectives[o])}" for o in objs)
+        figures = "  ".join(f"{o}={_with_band(result, group[0], o)}" for o in objs)
         same = f" (+{len(group) - 1} settings with the same figures)" if len(group) > 1 else ""
         lines.append(f"  {r.point.label}{same}: {figures}")
         if r.bottleneck:
             lines.append(f"      bottleneck {r.bottleneck.text}")
+    return lines + answer_lines(result)
+
+
+def _with_band(result: WhatIfResult, index: int, objective: str) -> str:
+    """An objective's value, and its 90 % range over the draws when the front was redrawn."""
+    text = _fmt(result.results[index].objectives[objective])
+    iv = result.intervals
+    band = iv.bands.get(index, {}).get(objective) if iv is not None else None
+    if band is None:
+        return text
+    return f"{text} [{'assumed ' if _assumed(result, index) else ''}{_fmt(band[0])}, {_fmt(band[1])}]"
+
+
+def _assumed(result: WhatIfResult, index: int) -> bool:
+    iv = result.intervals
+    return iv is not None and iv.kinds.get(result.results[index].point.device) == "assumptions"
+
+
+def answer_lines(result: WhatIfResult) -> list[str]:
+    """The answer (the front's best point on the first objective) with its range, and whether
+    another front point beats it in some draw: a choice that flips inside the interval is a
+    tie, and is said to be one. Nothing when the front was not redrawn."""
+    iv = result.intervals
+    if iv is None:
+        return []
+    first = result.spec.objectives[0]
+    none = sorted(d for d, k in iv.kinds.items() if k == "none")
+    lines: list[str] = []
+    if none:
+        lines.append(f"no interval for {', '.join(none)}: no calibration data and no [uncertainty] ranges")
+    if iv.answer is None:
+        return lines
+    label = result.results[iv.answer].point.label
+    lines.append(
+        f"answer (best {first}): {label}: {first}={_with_band(result, iv.answer, first)} "
+        f"(90 % over {iv.draws} draws{'; a range over assumptions' if _assumed(result, iv.answer) else ''})"
+    )
+    if iv.flipped_draws:
+        rivals = sorted(iv.flips.items(), key=lambda kv: -kv[1])[:3]
+        names = ", ".join(f"{result.results[i].point.label} in {n}" for i, n in rivals)
+        lines.append(
+            f"  the answer flips inside the interval: another front point is better on {first} "
+            f"in {iv.flipped_draws} of {iv.draws} draws ({names})"
+        )
+    elif iv.tied_draws:
+        lines.append(
+            f"  no other front point is better on {first} in any of {iv.draws} draws, but one "
+            f"equals it in {iv.tied_draws}: a tie on {first}, decided by the other objectives"
+        )
+    else:
+        lines.append(f"  holds in all {iv.draws} draws against the other front points")
     return lines
 
 
@@ -145,7 +197,7 @@ def render(result: WhatIfResult) -> str:
         rows.append(
             {
                 "label": row["label"] + same,
-                "objectives": [_fmt(row[o]) for o in objs],
+                "objectives": [_with_band(result, group[0], o) for o in objs],
                 "bottleneck": row["bottleneck"],
                 "why": row["explanation"],
             }
@@ -161,6 +213,8 @@ def render(result: WhatIfResult) -> str:
         figures=[svg(_scatter(result, x, y)) for x, y in combinations(objs, 2)],
         refused=[r.refused for r in refused],
         more=len(result.refused) - len(refused),
+        answer=[line.strip() for line in answer_lines(result)],
+        answer_note=result.intervals.method if result.intervals is not None else "",
     )
 
 
@@ -184,4 +238,4 @@ def write_report(result: WhatIfResult, out_dir: Path) -> list[Path]:
     return [js, table, page]
 
 
-__all__ = ["front_groups", "front_lines", "render", "summary", "write_report"]
+__all__ = ["answer_lines", "front_groups", "front_lines", "render", "summary", "write_report"]

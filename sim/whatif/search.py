@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agbench.errors import AgbenchError
 from agbench.sim import ray_cluster
@@ -26,6 +26,9 @@ from agbench.sim.whatif.pareto import pareto_front
 from agbench.sim.whatif.spec import Point, WhatIfSpec, load_spec
 from agbench.sim.workloads.base import Workload
 
+if TYPE_CHECKING:
+    from agbench.sim.whatif.intervals import FrontIntervals
+
 
 @dataclass
 class WhatIfResult:
@@ -35,6 +38,7 @@ class WhatIfResult:
     wall_s: float = 0.0
     where: str = "local"
     devices: dict[str, str] = field(default_factory=dict)  # spec device -> scenario's device name
+    intervals: FrontIntervals | None = None  # the front over draws (whatif/intervals.py)
 
     @property
     def simulated(self) -> list[PointResult]:
@@ -90,10 +94,13 @@ def search(
     ray: str | None = None,
     limit: int | None = None,
     chunks_per_worker: int = 4,
+    draws: int = 0,
 ) -> WhatIfResult:
     """Simulate the spec's points and find the Pareto front of the simulated ones.
 
-    ``limit`` overrides the spec's tasks per point; ``workers`` defaults to one process per core.
+    ``limit`` overrides the spec's tasks per point; ``workers`` defaults to one process per core;
+    ``draws`` > 0 simulates the front again under that many draws of each device's uncertain
+    inputs (whatif/intervals.py) for the objectives' ranges and whether the answer flips.
     """
     sp = spec if isinstance(spec, WhatIfSpec) else load_spec(spec)
     started = time.perf_counter()
@@ -115,14 +122,19 @@ def search(
     results = run_chunks(pieces, bases, workloads, sp.seed, workers=n_workers, ray=ray)
     simulated = [i for i, r in enumerate(results) if not r.refused]
     front_local = pareto_front([results[i].objectives for i in simulated], sp.objectives)
-    return WhatIfResult(
+    out = WhatIfResult(
         spec=sp,
         results=results,
         front=[simulated[i] for i in front_local],
-        wall_s=time.perf_counter() - started,
         where=f"ray:{ray}" if ray else (f"{n_workers} processes" if n_workers > 1 else "this process"),
         devices=devices,
     )
+    if draws > 0:
+        from agbench.sim.whatif.intervals import front_intervals  # it builds on this module
+
+        out.intervals = front_intervals(out, draws, workers=n_workers, ray=ray, limit=limit)
+    out.wall_s = time.perf_counter() - started
+    return out
 
 
 def result_fingerprint(result: WhatIfResult) -> list[tuple[Any, ...]]:

@@ -1,0 +1,183 @@
+"""A scenario's stated assumptions as ranges, and draws of profiles within them.
+
+Assumed hardware (the paper's devices, an H200 nobody here measured) has no calibration data,
+so no bootstrap can say how wrong its numbers may be. What such a scenario *can* say is how far
+each assumed value might plausibly be off: an efficiency taken from the nearest published
+benchmark, an overhead nobody measured. ``[uncertainty]`` mirrors the profile's tables and
+gives each such field a ``[low, high]`` range (with its reason under ``sources``, as every
+number in a scenario has one); ``agbench sim --draws N`` then repeats the simulation with each
+field drawn uniformly and independently in its range. The spread that comes out is a
+*sensitivity* range over the stated assumptions, not a calibrated interval, and is labelled so.
+
+The calibrated draws (:func:`rate_draws`: bootstrap refits of a server profile x its measured
+drift, calibration/intervals.py explains them) live here too, beside the assumption draws, so
+that the simulator's own callers (the what-if search) can draw either without calibration.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from agbench.errors import AgbenchError
+from agbench.sim.profiles import Profile
+
+
+def _leaves(table: dict[str, Any], prefix: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            out |= _leaves(value, name)
+        else:
+            out[name] = value
+    return out
+
+
+def read_uncertainty(
+    table: dict[str, Any], profile: Profile, where: str
+) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
+    """(ranges, sources) of a scenario's ``[uncertainty]`` table; a range on a field the
+    profile does not have, one not numeric, reversed, or excluding the field's stated value is
+    a one-line error (a range that leaves out the point says the point is wrong: fix the point)."""
+    ranges: dict[str, tuple[float, float]] = {}
+    sources: dict[str, str] = {}
+    stated = _leaves(profile.to_dict(), "")
+    for name, value in _leaves(table, "").items():
+        parts = name.split(".")
+        if "sources" in parts[:-1]:
+            i = parts.index("sources")
+            sources[".".join(parts[:i] + parts[i + 1 :])] = str(value)
+            continue
+        if not (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        ):
+            raise AgbenchError(f"{where}: [uncertainty] {name} = {value!r} (allowed: [low, high])")
+        low, high = float(value[0]), float(value[1])
+        point = stated.get(name)
+        if not isinstance(point, int | float) or isinstance(point, bool):
+            raise AgbenchError(f"{where}: [uncertainty] {name}: the profile has no numeric {name}")
+        if not low <= float(point) <= high:
+            raise AgbenchError(
+                f"{where}: [uncertainty] {name} = [{low:g}, {high:g}] leaves out its stated value {point:g}"
+            )
+        ranges[name] = (low, high)
+    unsourced = sorted(set(ranges) - set(sources))
+    if unsourced:
+        raise AgbenchError(f"{where}: [uncertainty] no source for {', '.join(unsourced)}")
+    return ranges, sources
+
+
+def _overlay(name: str, value: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    node = out
+    *tables, key = name.split(".")
+    for t in tables:
+        node = node.setdefault(t, {})
+    node[key] = value
+    return out
+
+
+def assumption_overlays(
+    ranges: dict[str, tuple[float, float]], stated: dict[str, Any], draws: int, seed: int = 0
+) -> list[dict[str, Any]]:
+    """``draws`` profile overlays, each field drawn uniformly in its range (independently);
+    integer fields are rounded, so a core count stays a count."""
+    rng = np.random.default_rng(seed)
+    out: list[dict[str, Any]] = []
+    for _ in range(max(draws, 0)):
+        overlay: dict[str, Any] = {}
+        for name, (low, high) in sorted(ranges.items()):
+            value: float = float(rng.uniform(low, high)) if high > low else low
+            if isinstance(stated.get(name), int):
+                value = round(value)
+            overlay = _merge(overlay, _overlay(name, value))
+        out.append(overlay)
+    return out
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def stated_values(profile: Profile) -> dict[str, Any]:
+    """The profile's values under their dotted names (``device.bandwidth_efficiency``)."""
+    return _leaves(profile.to_dict(), "")
+
+
+DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
+PREFILL_FIELDS = ("prefill_tok_s",)
+MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k")
+
+
+def has_bootstrap(fit: dict[str, Any]) -> bool:
+    """Whether a calibrated profile's fit carries the server profile's bootstrap refits."""
+    boot = fit.get("server_profile", {}).get("bootstrap", [])
+    return isinstance(boot, list) and any(isinstance(b, dict) for b in boot)
+
+
+def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
+    """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
+    (bootstrap resamples x the measured drift); empty when the profile has none."""
+    source = fit.get("server_profile", {})
+    boot = [dict(b) for b in source.get("bootstrap", []) if isinstance(b, dict)]
+    if not boot or draws <= 0:
+        return []
+    noise = source.get("noise", {})
+    sd_decode = _finite(noise.get("decode_rel_sd"))
+    sd_prefill = _finite(noise.get("prefill_rel_sd"))
+    rng = np.random.default_rng(seed)
+    out: list[dict[str, float]] = []
+    for i in range(draws):
+        rates = {k: float(v) for k, v in boot[i % len(boot)].items()}
+        slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
+        slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
+        for k in DECODE_FIELDS:
+            if k in rates:
+                rates[k] *= slow_d
+        for k in PREFILL_FIELDS:
+            if k in rates:
+                rates[k] /= slow_p
+        for k in MASKED_FIELDS:
+            if k in rates:
+                rates[k] *= slow_p
+        out.append(rates)
+    return out
+
+
+def _finite(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return v if math.isfinite(v) and v > 0 else 0.0
+
+
+def profile_overlays(
+    profile: Profile, ranges: dict[str, tuple[float, float]], draws: int, seed: int = 0
+) -> tuple[str, list[dict[str, Any]]]:
+    """(kind, overlays) for ``draws`` draws of a profile: ``calibrated`` (bootstrap rates x
+    drift) when its fit has bootstrap data, else ``assumptions`` over ``ranges``, else
+    ``none`` with no overlay. The one rule the simulator's callers share (sim --draws, whatif)."""
+    if has_bootstrap(profile.fit):
+        return "calibrated", [{"server": {"rates": r}} for r in rate_draws(profile.fit, draws, seed)]
+    if ranges:
+        return "assumptions", assumption_overlays(ranges, stated_values(profile), draws, seed)
+    return "none", []
+
+
+__all__ = [
+    "assumption_overlays",
+    "has_bootstrap",
+    "profile_overlays",
+    "rate_draws",
+    "read_uncertainty",
+    "stated_values",
+]

@@ -28,6 +28,7 @@ from agbench.report.repeats_html import repeats_section
 from agbench.report.suite_info import SuiteInfo, TaskInfo
 from agbench.report.summary import RunReport, row_methods
 from agbench.report.templating import render_template, svg
+from agbench.results.intervals import HEADLINE_METRICS, interval_cell, interval_note
 from agbench.results.summary import (
     BenchmarkScore,
     ComparisonSummary,
@@ -93,15 +94,35 @@ _TABLE_COLUMNS: list[tuple[str, str, Callable[[Any], str]]] = [
 ]
 
 
+def _cell(c: ConfigurationSummary, key: str, fmt: Callable[[Any], str]) -> str:
+    """A figure, with its 90 % interval where a simulated configuration has one."""
+    if c.intervals is not None and c.intervals.available and key in HEADLINE_METRICS:
+        return interval_cell(c, key, fmt) or fmt(getattr(c, key, None))
+    return fmt(getattr(c, key, None))
+
+
+def _interval_notes(configs: Sequence[ConfigurationSummary]) -> list[str]:
+    """What the intervals in the table are (each distinct note once), what they hold fixed,
+    and the legend of the mark a point outside its own interval gets."""
+    notes = list(dict.fromkeys(n for c in configs if (n := interval_note(c))))
+    held = sorted({x for c in configs if c.intervals is not None for x in c.intervals.not_drawn})
+    if held:
+        notes.append("not drawn: " + "; ".join(held))
+    if any(c.intervals is not None and c.intervals.available for c in configs):
+        notes.append("[lo, hi]: 5th-95th percentile over the draws; * the point lies outside it")
+    return notes
+
+
 def _config_table(configs: Sequence[ConfigurationSummary], tagged: bool) -> dict[str, Any]:
     rows = []
     for c in configs:
         lead = ([plots.tag_of(c)] if tagged else []) + [c.device, c.architecture, c.concurrency]
-        rows.append({"lead": lead, "cells": [fmt(getattr(c, key, None)) for key, _, fmt in _TABLE_COLUMNS]})
+        rows.append({"lead": lead, "cells": [_cell(c, key, fmt) for key, _, fmt in _TABLE_COLUMNS]})
     return {
         "lead_heads": (["run"] if tagged else []) + ["device", "arch", "C"],
         "heads": [title for _, title, _ in _TABLE_COLUMNS],
         "rows": rows,
+        "interval_notes": _interval_notes(configs),
     }
 
 

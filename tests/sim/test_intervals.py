@@ -75,6 +75,13 @@ def test_draws_leave_the_point_prediction_alone_and_add_assumption_ranges(tmp_pa
     assert row["architecture"] == "LO"
     assert row["concurrency"] == "4"
     assert "[assumed " in row["suite_wall_s"]
+    # The report's configuration table shows the ranges, says what they are, and marks points
+    # outside their own range; without draws the page has none of it.
+    page = (drawn / "summary.html").read_text()
+    assert f"{plain_number(lo.suite_wall_s)} [assumed " in page
+    assert "not a calibrated interval" in page
+    assert "the point lies outside it" in page
+    assert "[assumed " not in (plain / "summary.html").read_text()
     assert not lo.intervals.model_extra  # every key the writer writes is declared
     assert not band.model_extra
     schema = json.loads((ROOT / "docs" / "summary.schema.json").read_text())

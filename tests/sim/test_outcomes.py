@@ -19,6 +19,18 @@ from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn
 RATES = ServerRates(prefill_tok_s=1000.0, decode_step_s=0.02, decode_step_per_seq_s=0.005)
 
 
+def _full_pool_llama(**kw: Any) -> ServerProfile:
+    """A unified pool with llama.cpp's rules at a full pool (idle caches hold cells, idle slots
+    purged on demand, batches as llama-server forms them)."""
+    return ServerProfile(
+        kv_unified=True,
+        idle_cache_holds_kv=True,
+        purge_idle_on_full=True,
+        prefill_scheduling="iterations",
+        **kw,
+    )
+
+
 def serve(settings: ServerProfile, calls: list[tuple[float, object, int, int]]) -> list[LocalRequest]:
     env = simpy.Environment()
     server = LocalServer(env, settings, RATES, 4)
@@ -154,14 +166,8 @@ def test_a_request_due_to_end_in_the_step_that_fills_the_pool_frees_it() -> None
     # llama.cpp answers a sub-batch's finished requests before placing the next one, so a request
     # whose last token is due when the pool fills completes, and its idle slot is purged
     # (try_clear_idle_slots) instead of every request failing
-    settings = ServerProfile(
-        n_ctx=980,  # a ends on 500 + 11 cells while b holds about 470: full within a's last token
-        n_parallel=2,
-        kv_unified=True,
-        idle_cache_holds_kv=True,
-        purge_idle_on_full=True,
-        prefill_scheduling="iterations",
-    )
+    # n_ctx: a ends on 500 + 11 cells while b holds about 470: full within a's last token
+    settings = _full_pool_llama(n_ctx=980, n_parallel=2)
     reqs = serve(settings, [(0.0, "a", 500, 12), (0.0, "b", 461, 30)])
     assert [(r.conv, r.error_class, r.completion_tokens) for r in reqs] == [("a", "", 12), ("b", "", 30)]
 
@@ -171,15 +177,7 @@ def test_a_batch_whose_prompt_overflows_the_pool_fails_every_request_when_it_end
     # fit (699 cells: a holds 400 and decodes one) are processed, the last one-token view finds
     # no cell and nothing idle to purge: "Context size has been exceeded." for a and b at once,
     # at the end of that batch (a gets only the batch's one decode token, not more)
-    settings = ServerProfile(
-        n_ctx=1100,
-        n_parallel=2,
-        n_batch=2048,
-        kv_unified=True,
-        idle_cache_holds_kv=True,
-        purge_idle_on_full=True,
-        prefill_scheduling="iterations",
-    )
+    settings = _full_pool_llama(n_ctx=1100, n_parallel=2, n_batch=2048)
     a, b = serve(settings, [(0.0, "a", 400, 3), (0.41, "b", 700, 20)])
     assert (a.error_class, a.status_code) == ("context_limit", 500)
     assert (b.error_class, b.status_code) == ("context_limit", 500)
@@ -192,16 +190,7 @@ def test_a_batch_whose_prompt_overflows_the_pool_fails_every_request_when_it_end
 def test_an_overflowing_batch_is_rescued_by_purging_a_slot_that_finished_in_it() -> None:
     # b's 700 prompt tokens find 698 cells; a's last token is in the same batch, so a's slot is
     # idle when the last view fails, and try_clear_idle_slots purges it: b is processed whole
-    settings = ServerProfile(
-        n_ctx=1100,
-        n_parallel=2,
-        n_batch=2048,
-        kv_unified=True,
-        idle_cache_holds_kv=True,
-        purge_idle_on_full=True,
-        prefill_scheduling="iterations",
-        prompt_cache_mib=0,
-    )
+    settings = _full_pool_llama(n_ctx=1100, n_parallel=2, n_batch=2048, prompt_cache_mib=0)
     env = simpy.Environment()
     server = LocalServer(env, settings, RATES, 2)
     done: list[LocalRequest] = []

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -23,6 +23,9 @@ from agbench.calibration.server_profile import fit_cpu, fit_server_profile, writ
 from agbench.errors import AgbenchError
 from agbench.sim.predictors.explain import term_source
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
+
+if TYPE_CHECKING:
+    from agbench.live.serving import ManagedServer
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "calibration" / "reference" / "run"
@@ -236,23 +239,26 @@ def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> N
 
 @pytest.mark.server
 @pytest.mark.slow
-def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> None:
+def test_profile_server_quick_measures_a_real_llama_server(server: ManagedServer, tmp_path: Path) -> None:
+    # The session's shared server (2 slots of 512 cells, one thread), profiled through
+    # --local-url with its settings as given: no server of its own to start.
     result = subprocess.run(
         [
             sys.executable,
             "-m",
             "agbench.cli",
             "profile-server",
+            "--local-url",
+            server.url,
             "--quick",
             "--repeats",
             "1",
             "--ctx",
-            "2048",
-            "--kv-unified",
+            str(server.settings.n_ctx),
             "--threads",
-            "1",
+            str(server.settings.threads),
             "--parallel",
-            "2",
+            str(server.settings.n_parallel),
             "--out",
             str(tmp_path),
             "--quiet",
@@ -264,8 +270,8 @@ def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> No
     )
     assert result.returncode == 0, result.stderr
     data = tomllib.loads((tmp_path / "server_profile.toml").read_text())
-    assert data["server"]["n_ctx"] == 2048
-    assert data["server"]["kv_unified"] is True
+    assert data["server"]["n_ctx"] == server.settings.n_ctx
+    assert data["server"]["kv_unified"] is False
     assert data["rates"]["prefill_tok_s"] > 0
     assert data["rates"]["decode_step_s"] > 0
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agbench.errors import AgbenchError
@@ -34,14 +36,25 @@ def test_bad_values_are_one_line_errors() -> None:
         Profile.from_dict({"behaviour": {"hcl_sub_agent": "sometimes"}}, "p.toml")
 
 
-def test_calibration_of_the_reference_run_follows_its_fresh_sub_agents() -> None:
-    """The committed reference run was recorded before the option (fresh sub-agents): the
-    profile fitted on it simulates fresh sub-agents, so validating it compares like with like."""
-    from pathlib import Path
+def test_calibration_of_the_reference_run_follows_its_recorded_sub_agents(tmp_path: Path) -> None:
+    """The profile fitted on a run simulates the sub-agent memory the run recorded (the
+    committed reference: persistent), and a run recorded before the option existed (no
+    ``hcl_sub_agent`` in run.json) as fresh, so validating compares like with like."""
+    import json
+    import shutil
 
     from agbench.calibration.calibrate import fit_profile
     from agbench.calibration.traces import load_live
 
     reference = Path(__file__).resolve().parents[1] / "calibration" / "reference" / "run"
+    recorded = json.loads((reference / "run.json").read_text())["options"]["hcl_sub_agent"]
+    assert recorded == "persistent"
     overlay = fit_profile(load_live([reference], [1, 2]))
-    assert overlay["behaviour"]["hcl_sub_agent"] == "fresh"
+    assert overlay["behaviour"]["hcl_sub_agent"] == "persistent"
+
+    older = tmp_path / "older"
+    shutil.copytree(reference, older)
+    meta = json.loads((older / "run.json").read_text())
+    del meta["options"]["hcl_sub_agent"]
+    (older / "run.json").write_text(json.dumps(meta))
+    assert fit_profile(load_live([older], [1, 2]))["behaviour"]["hcl_sub_agent"] == "fresh"

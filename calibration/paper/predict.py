@@ -17,38 +17,16 @@ import click
 import pandas as pd
 
 from agbench.calibration.paper.figures import FAILURES
+from agbench.calibration.paper.ranges import RANGED, paper_ranges, ranged_text, with_ranges
+from agbench.calibration.paper.table import row_of
 from agbench.calibration.paper.targets import ARCHS, DEVICES
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.results import ConfigurationSummary, read_run_summary
+from agbench.results import read_run_summary
 from agbench.sim import run_matrix
 from agbench.status import Status
 
 CONCURRENCY = (1, 2, 4, 8)
-
-
-def row_of(scenario: str, entry: ConfigurationSummary) -> dict[str, Any]:
-    """One configuration of a summary.json as a flat row (times in minutes and hours)."""
-    completion = entry.mean_completion_s_common
-    row: dict[str, Any] = {
-        "scenario": scenario,
-        "device": entry.device,
-        "arch": entry.architecture.value,
-        "C": entry.concurrency,
-        "success": entry.success,
-        **{f.value: entry.failure_count(f) for f in FAILURES},
-        "local_context_errors": entry.local_context_errors,
-        "suite_h": entry.suite_wall_s / 3600.0,
-        "goodput_per_h": entry.goodput_per_h,
-        "completion_min": completion / 60.0 if completion is not None else None,
-        "common_tasks": entry.common_success_tasks,
-        "cloud_cost_usd": entry.cloud_cost_usd,
-        "cloud_cost_failed_usd": entry.cloud_cost_failed_usd,
-        "cloud_calls": entry.cloud_calls,
-        "exposure": entry.exposure_ratio,
-        **{f"{k}_min": float(v) / 60.0 for k, v in entry.time_breakdown_s.model_dump().items()},
-    }
-    return row
 
 
 def predict(
@@ -162,8 +140,6 @@ def statement(frame: pd.DataFrame) -> str:
     help="Perturbed C = 1 fits to try for a range over fits (each costs about one paper check).",
 )
 def cli(out: Path | None, seed: int, draws: int, fit_tries: int) -> None:
-    from agbench.calibration.paper.ranges import RANGED, paper_ranges, ranged_text, with_ranges
-
     try:
         frame = predict(out, seed=seed)
         ranges = paper_ranges(draws, CONCURRENCY, seed, fit_tries) if draws or fit_tries else None

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from agbench.calibration.paper.check import figure_of, judge
+from agbench.calibration.paper.table import row_of
 from agbench.calibration.paper.targets import ARCHS, DEVICES, TARGETS
 from agbench.calibration.validation import records_to_tables
 from agbench.metrics import summarize
@@ -170,7 +171,6 @@ def _bands(rows: list[dict[str, Any]], prefix: str) -> pd.DataFrame:
 def paper_ranges(draws: int, concurrency: tuple[int, ...], seed: int = 0, fit_tries: int = 0) -> PaperRanges:
     """The predicted matrix's ranges: ``draws`` assumption draws on the shipped fit, and up to
     ``fit_tries`` perturbed fits (each about as costly as ``agbench paper check``)."""
-    from agbench.calibration.paper.predict import row_of  # predict's table calls this module
 
     scenarios = {name: load_scenario(name) for name in DEVICES}
     base = scenarios["paper-rtx5090"].synthetic  # one workload for both devices

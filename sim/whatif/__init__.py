@@ -10,7 +10,8 @@ and KV pool do not fit in memory (``evaluate.py``), keeps the Pareto front of th
 from __future__ import annotations
 
 from agbench.sim.whatif.report import write_report
-from agbench.sim.whatif.search import WhatIfResult, search
+from agbench.sim.whatif.result import WhatIfResult
+from agbench.sim.whatif.search import search
 from agbench.sim.whatif.spec import WhatIfSpec, load_spec
 
 __all__ = ["WhatIfResult", "WhatIfSpec", "load_spec", "search", "write_report"]

@@ -15,50 +15,19 @@ which the method line states.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from agbench.sim.profiles import Profile
 from agbench.sim.scenario import load_scenario
 from agbench.sim.uncertainty import profile_overlays
-from agbench.sim.whatif.search import WhatIfResult, run_chunks
+from agbench.sim.whatif.chunks import run_chunks
+from agbench.sim.whatif.result import FrontIntervals, WhatIfResult
 from agbench.sim.whatif.spec import OBJECTIVES
 from agbench.sim.workloads.base import Workload
 
 #: ``agbench whatif`` draws per front point when a device states its uncertainty.
 DEFAULT_DRAWS = 8
-
-
-@dataclass
-class FrontIntervals:
-    """The front's objectives over the draws, and whether the answer holds in every draw."""
-
-    draws: int
-    kinds: dict[str, str]  # device scenario -> calibrated | assumptions | none
-    bands: dict[int, dict[str, tuple[float, float]]] = field(
-        default_factory=dict
-    )  # result index -> obj -> (p05, p95)
-    answer: int | None = None  # result index of the front's best point on the first objective
-    flips: dict[int, int] = field(default_factory=dict)  # result index -> draws where it beat the answer
-    flipped_draws: int = 0  # draws in which some other front point beat the answer
-    tied_draws: int = 0  # draws in which none beat it but one matched it (the choice is a tie)
-    method: str = ""
-
-    def to_dict(self, result: WhatIfResult) -> dict[str, Any]:
-        label = {i: result.results[i].point.label for i in self.bands}
-        return {
-            "level": 0.9,
-            "draws": self.draws,
-            "kinds": self.kinds,
-            "method": self.method,
-            "answer": label.get(self.answer, "") if self.answer is not None else "",
-            "flipped_draws": self.flipped_draws,
-            "tied_draws": self.tied_draws,
-            "flips": {label[i]: n for i, n in self.flips.items()},
-            "bands": {label[i]: {o: list(b) for o, b in bands.items()} for i, bands in self.bands.items()},
-        }
 
 
 def _better(objective: str, a: float, b: float) -> bool:

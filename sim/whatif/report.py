@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from agbench.report.plots import to_svg
 from agbench.report.templating import render_template, svg
-from agbench.sim.whatif.search import WhatIfResult
+from agbench.sim.whatif.result import WhatIfResult
 from agbench.sim.whatif.spec import OBJECTIVES
 
 UNITS = {

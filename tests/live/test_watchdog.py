@@ -70,12 +70,14 @@ def test_hung_server_is_killed_and_restarted(tmp_path: Path) -> None:
     assert before == after
 
 
-def server_processes() -> list[psutil.Process]:
-    """Live model-server children; a killed one not yet reaped (a zombie) is not running."""
+def server_processes(besides: frozenset[int] = frozenset()) -> list[psutil.Process]:
+    """Live model-server children but those in ``besides`` (the session's shared server, which
+    this worker may already hold: killing it would fail the tests that use it next); a killed
+    one not yet reaped (a zombie) is not running."""
     found = []
     for p in psutil.Process().children(recursive=True):
         try:
-            if "agbench.live.serving.server_process" in " ".join(p.cmdline()):
+            if p.pid not in besides and "agbench.live.serving.server_process" in " ".join(p.cmdline()):
                 found.append(p)
         except (psutil.ZombieProcess, psutil.NoSuchProcess):
             continue
@@ -94,6 +96,7 @@ def test_attempt_in_flight_fails_as_infrastructure_and_later_ones_proceed(tmp_pa
     run_dir = tmp_path / "run"
     killed: list[str] = []
     sweep_done = threading.Event()
+    others = frozenset(p.pid for p in server_processes())  # servers this sweep did not start
 
     def kill_mid_attempt() -> None:
         """SIGKILL the server once the second attempt is in flight (its journal has no row yet).
@@ -105,7 +108,7 @@ def test_attempt_in_flight_fails_as_infrastructure_and_later_ones_proceed(tmp_pa
             except Exception:
                 seen = {}
             if any(k.attempt == 1 and s is None for k, s in seen.items()) and len(seen) >= 2:
-                for proc in server_processes():
+                for proc in server_processes(others):
                     proc.kill()
                     killed.append(str(proc.pid))
             time.sleep(0.1)  # reading the journal costs milliseconds: poll gently
@@ -131,4 +134,4 @@ def test_attempt_in_flight_fails_as_infrastructure_and_later_ones_proceed(tmp_pa
     assert "restart" in runs.reason.iloc[1] or "died" in runs.reason.iloc[1]
     assert statuses[2] != Status.INFRASTRUCTURE_ERROR.value, runs.reason.tolist()
     assert store.meta()["server_restarts"] == 1
-    assert not server_processes()  # the restarted server was stopped with the sweep
+    assert not server_processes(others)  # the restarted server was stopped with the sweep

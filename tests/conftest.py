@@ -26,20 +26,10 @@ if TYPE_CHECKING:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Send every Docker test to one xdist worker (a no-op without ``--dist loadgroup``), and
-    hand out the long work first: the Docker group (the largest unit), then the ``slow`` tests,
-    then the rest, each in file order. Workers take the next unit as they finish one, so long
-    units started last would leave one worker running alone at the end."""
+    """Send every Docker test to one xdist worker (a no-op without ``--dist loadgroup``)."""
     for item in items:
         if item.get_closest_marker("docker") is not None:
             item.add_marker(pytest.mark.xdist_group("docker"))
-
-    def rank(item: pytest.Item) -> int:
-        if item.get_closest_marker("docker") is not None:
-            return 0
-        return 1 if item.get_closest_marker("slow") is not None else 2
-
-    items.sort(key=rank)  # stable: file order within each rank
 
 
 @pytest.hookimpl(hookwrapper=True)

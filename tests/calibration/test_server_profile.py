@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,9 +23,6 @@ from agbench.calibration.server_profile import fit_cpu, fit_server_profile, writ
 from agbench.errors import AgbenchError
 from agbench.sim.predictors.explain import term_source
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
-
-if TYPE_CHECKING:
-    from agbench.live.serving import ManagedServer
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "calibration" / "reference" / "run"
@@ -239,26 +236,23 @@ def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> N
 
 @pytest.mark.server
 @pytest.mark.slow
-def test_profile_server_quick_measures_a_real_llama_server(server: ManagedServer, tmp_path: Path) -> None:
-    # The session's shared server (2 slots of 512 cells, one thread), profiled through
-    # --local-url with its settings as given: no server of its own to start.
+def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> None:
     result = subprocess.run(
         [
             sys.executable,
             "-m",
             "agbench.cli",
             "profile-server",
-            "--local-url",
-            server.url,
             "--quick",
             "--repeats",
             "1",
             "--ctx",
-            str(server.settings.n_ctx),
+            "2048",
+            "--kv-unified",
             "--threads",
-            str(server.settings.threads),
+            "1",
             "--parallel",
-            str(server.settings.n_parallel),
+            "2",
             "--out",
             str(tmp_path),
             "--quiet",
@@ -270,8 +264,8 @@ def test_profile_server_quick_measures_a_real_llama_server(server: ManagedServer
     )
     assert result.returncode == 0, result.stderr
     data = tomllib.loads((tmp_path / "server_profile.toml").read_text())
-    assert data["server"]["n_ctx"] == server.settings.n_ctx
-    assert data["server"]["kv_unified"] is False
+    assert data["server"]["n_ctx"] == 2048
+    assert data["server"]["kv_unified"] is True
     assert data["rates"]["prefill_tok_s"] > 0
     assert data["rates"]["decode_step_s"] > 0
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -55,16 +56,35 @@ def _cpu_s() -> float:
 
 
 @pytest.fixture(scope="session")
-def server() -> Iterator[ManagedServer]:
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ManagedServer]:
     """A real llama-server shared by every test that only needs *a* server: 2 slots of 512
     tokens each (the context-limit tests rely on that slot size) and one thread, because the
     machine is shared. Tests must leave it idle and alive; one that needs other settings, or
-    kills its server, starts its own."""
+    kills its server, starts its own. Its log is kept, so a death can be read."""
     from agbench.config import ServerSettings
     from agbench.live.serving import ManagedServer
 
-    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1)) as s:
+    log = tmp_path_factory.mktemp("shared-server") / "llama-server.log"
+    with ManagedServer(ServerSettings(n_ctx=1024, n_parallel=2, threads=1), log_path=log) as s:
         yield s
+
+
+@pytest.fixture
+def server(shared_server: ManagedServer) -> ManagedServer:
+    """The shared server, alive: one found dead (something else on the machine stopped it) is
+    restarted on the same port with a warning naming how it died, so one death fails no later
+    test and the run's warnings summary says it happened."""
+    from agbench.live.serving.llama_server import ServerDiedError
+
+    if shared_server.pid is not None and not shared_server.alive():
+        try:
+            shared_server.check()
+            how = "its /health did not answer"
+        except ServerDiedError as exc:  # how it died, and the log's last line
+            how = str(exc)
+        warnings.warn(f"the shared llama-server was found dead and restarted: {how}", stacklevel=1)
+        shared_server.restart()
+    return shared_server
 
 
 @pytest.fixture(scope="session")

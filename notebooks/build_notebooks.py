@@ -39,24 +39,26 @@ print("reference run:", meta.get("run_id"), "| agent:", meta.get("agent_kind"),
 CALIBRATION = [
     new_markdown_cell(
         "# Calibration report\n\n"
-        "The simulator is fitted on the reference live runs at **C = 1 and 2 only**, then asked to "
-        "predict C = 4 and 8, which it never saw. The reference dataset was recorded on this "
-        "machine with the real llama-server (SmolLM2-135M), the replay agent, all four "
-        "architectures and a cloud stand-in (`calibration/reference/record.sh`)."
+        "The documented path: the server's rates come from its **server profile** (the server "
+        "measured alone, `calibration/reference/dev-profile/`), the agents' behaviour from the "
+        "**C = 1** run only; the simulator is then asked to predict C = 2, 4 and 8, which it never "
+        "saw. The reference dataset was recorded on this machine with the real llama-server "
+        "(SmolLM2-135M), the replay agent, all four architectures and a cloud stand-in "
+        "(`calibration/reference/record.sh`, then `record_dev_profile.sh`)."
     ),
     new_code_cell(SETUP),
     new_code_cell(
         "from agbench.calibration import calibrate, validate\n"
-        "profile = calibrate([REFERENCE], WORK / 'profile.toml', concurrency=[1, 2])\n"
-        "validation = json.loads(validate(profile, [REFERENCE], WORK).read_text())\n"
+        "SERVER_PROFILE = REFERENCE.parent / 'dev-profile' / 'server_profile.toml'\n"
+        "profile = calibrate([REFERENCE], WORK / 'profile.toml', concurrency=[1], server_profile=SERVER_PROFILE)\n"
+        "# draws=5: the simulation repeated over bootstrap draws of the profile's rates (90 % intervals)\n"
+        "validation = json.loads(validate(profile, [REFERENCE], WORK, draws=5).read_text())\n"
         "print(profile.read_text()[:1500])"
     ),
     new_code_cell(
-        "# Intervals: validate --draws N repeats the simulation over bootstrap server rates; this\n"
-        "# profile is fitted from the run itself, so there is nothing to draw, and the figures below\n"
-        "# are point predictions without an interval (said, not hidden)\n"
-        "print('intervals:', validation.get('intervals') or 'none: the profile is fitted from the run (C = 1, 2), '\n"
-        "      'not calibrated on a server profile, so it has no bootstrap rates to draw from')"
+        "# What the intervals are, and what they leave out (said, not hidden)\n"
+        "print('intervals:', validation.get('intervals'))\n"
+        "print({m: e.get('coverage_90') for m, e in validation['metrics'].items() if e.get('coverage_90') is not None})"
     ),
     new_markdown_cell("## Fitted server rates over the measurements"),
     new_code_cell(
@@ -115,7 +117,7 @@ CALIBRATION = [
         "    ax.set_xticks(x, labels, fontsize=6); ax.set_title(metric, fontsize=9)\n"
         "axes[0].legend(); plt.tight_layout(); plt.show()"
     ),
-    new_markdown_cell("## Error heatmap (signed %, held-out levels are C = 4 and 8)"),
+    new_markdown_cell("## Error heatmap (signed %, held-out levels are C = 2, 4 and 8)"),
     new_code_cell(
         "rel = frame[frame.error_pct.notna()]\n"
         "pivot = rel.pivot_table(index='metric', columns=['architecture', 'concurrency'], values='error_pct')\n"
@@ -185,7 +187,8 @@ WHATIF_SEARCH = [
 WHATIF = [
     new_markdown_cell(
         "# What-if: the calibrated device beyond what was measured\n\n"
-        "The profile fitted on the reference runs (C = 1, 2) drives the simulator at C = 16 and 32, "
+        "The profile calibrated on the reference run (its server profile and C = 1, the documented "
+        "path) drives the simulator at C = 16 and 32, "
         "with twice the KV pool, and with another model (Qwen2.5-0.5B's scenario), replaying the "
         "reference trajectories. Every figure here is simulated."
     ),
@@ -195,7 +198,8 @@ WHATIF = [
         "from agbench.calibration.validation import records_to_tables, run_trajectories\n"
         "from agbench.metrics import summarize\n"
         "from agbench.sim import load_scenario, replay_workload, simulate\n"
-        "profile = calibrate([REFERENCE], WORK / 'profile.toml', concurrency=[1, 2])\n"
+        "SERVER_PROFILE = REFERENCE.parent / 'dev-profile' / 'server_profile.toml'\n"
+        "profile = calibrate([REFERENCE], WORK / 'profile.toml', concurrency=[1], server_profile=SERVER_PROFILE)\n"
         "workload = replay_workload(run_trajectories(REFERENCE, meta))\n"
         "base_ctx = int(meta['local']['servers'][str(meta['concurrency'][0])]['n_ctx'])\n"
         "\n"

@@ -84,4 +84,4 @@ def result_fingerprint(result: WhatIfResult) -> list[tuple[Any, ...]]:
     ] + [("front", *result.front)]
 
 
-__all__ = ["WhatIfResult", "result_fingerprint", "run_chunks", "search"]
+__all__ = ["result_fingerprint", "search"]

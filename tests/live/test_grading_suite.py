@@ -3,12 +3,15 @@
 - a planted per-user site file, ``.pth`` file or exit-hook module in /work changes no verdict
   (the oracle's end state with them planted still succeeds);
 - no verifier raises (``failed_grader``) when its inputs are missing or hold non-UTF-8 bytes;
-- on bubblewrap and on Docker, no verifier reaches ``failed_grader`` under the exhaustion cases
-  (a 1 GiB sparse file in /work and beside the agent's code, code that allocates or writes
-  hundreds of MB at import, archive bombs), and a correct attempt with a sparse file left in
-  /work still succeeds.
+- no verifier reaches ``failed_grader`` under the exhaustion cases (a 1 GiB sparse file in /work
+  and beside the agent's code, code that allocates or writes hundreds of MB at import, archive
+  bombs), and a correct attempt with a sparse file left in /work still succeeds: every task on
+  bubblewrap, one task of each category on Docker.
 
-One oracle run per task, then a few gradings; slow (minutes for the 60 tasks per backend).
+Docker takes one task per category because what differs there is the backend (its limits, its
+tmpfs, its container start), not the verifier: each verifier meets the same cases on bubblewrap,
+and ``agbench tasks check --backend docker`` runs them all for the whole suite (minutes).
+One oracle run per task, then a few gradings.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ pytestmark = [
 ]
 NOT_UTF8 = b"\xff\xfe\x00\xc3\x28 not utf-8\n"
 SUITE = load_suite()
+ONE_PER_CATEGORY = [next(t for t in SUITE if t.category == c) for c in sorted({t.category for t in SUITE})]
 
 
 async def _grade_all(task: Task, root: Path) -> list[str]:
@@ -102,7 +106,7 @@ def test_exhaustion_never_fails_the_grader_bwrap(task: Task, tmp_path: Path) -> 
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("docker_daemon")
-@pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
+@pytest.mark.parametrize("task", ONE_PER_CATEGORY, ids=[t.id for t in ONE_PER_CATEGORY])
 def test_exhaustion_never_fails_the_grader_docker(task: Task, tmp_path: Path) -> None:
     problems = asyncio.run(_exhaust_all(task, "docker", tmp_path))
     assert not problems, "\n".join(problems)

@@ -109,7 +109,9 @@ def test_intended_successes_add_up() -> None:
 
 
 @pytest.mark.slow
-def test_fit_writes_nothing_on_a_dry_run_and_only_into_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fit_writes_nothing_on_a_dry_run_and_only_into_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Importing and dry-running the fit leaves the shipped files alone; ``--out`` names where
     a real run writes. The fit runs once for real (a short one: one evaluation per block); both
     command lines then write what that fit gave, as they would their own."""

@@ -2,9 +2,11 @@
 
 A point prediction hides how much it depends on the calibration data. Each *draw* takes the
 server's rates from one bootstrap resample of the server profile's calls (the coefficients as
-the data allow them; ``server_profile.bootstrap_rates``) and scales them by the noise floor
-measured between the profile's repetitions minutes apart (``server_profile.repeat_drift``: how
-much the same server's rates drift from one moment to the next on this machine). The
+the data allow them; ``server_profile.bootstrap_rates``) and scales them by the measured noise
+floor: the larger of the drift between the profile's repetitions minutes apart
+(``server_profile.repeat_drift``) and how far the calibration run's configurations landed from
+the profile (``run_drift``: the server of a configuration recorded later, under the machine's
+load then). The
 simulation runs once per draw; a metric's 90 % interval is the 5th to 95th percentile over the
 draws, and each (configuration, task)'s failure probability is the share of draws where it
 did not succeed.
@@ -33,8 +35,9 @@ from agbench.sim.uncertainty import assumption_overlays, has_bootstrap, rate_dra
 #: What an interval's shape is, reported with it.
 LEVEL = 0.9
 METHOD = (
-    "server rates from bootstrap resamples of the server profile's calls x the drift measured "
-    "between its repetitions; behaviour and tool times not drawn"
+    "server rates from bootstrap resamples of the server profile's calls x the larger measured "
+    "drift (between its repetitions, or from it to the calibration run's configurations); "
+    "behaviour and tool times not drawn"
 )
 
 

@@ -125,14 +125,18 @@ def has_bootstrap(fit: dict[str, Any]) -> bool:
 
 def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
     """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
-    (bootstrap resamples x the measured drift); empty when the profile has none."""
+    (bootstrap resamples x the measured drift: between the profile's repetitions, and from the
+    profile to the calibration run's configurations); empty when the profile has none."""
     source = fit.get("server_profile", {})
     boot = [dict(b) for b in source.get("bootstrap", []) if isinstance(b, dict)]
     if not boot or draws <= 0:
         return []
-    noise = source.get("noise", {})
-    sd_decode = _finite(noise.get("decode_rel_sd"))
-    sd_prefill = _finite(noise.get("prefill_rel_sd"))
+    # The larger of two measured spreads: the profile's repetitions minutes apart, and how far
+    # the calibration run's configurations landed from the profile (calibration/run_drift.py);
+    # the second holds most of the first, so they are not added.
+    noise, drift = source.get("noise", {}), source.get("run_drift", {})
+    sd_decode = max(_finite(noise.get("decode_rel_sd")), _finite(drift.get("decode_rel_sd")))
+    sd_prefill = max(_finite(noise.get("prefill_rel_sd")), _finite(drift.get("prefill_rel_sd")))
     rng = np.random.default_rng(seed)
     out: list[dict[str, float]] = []
     for i in range(draws):

@@ -1,0 +1,88 @@
+"""How far the live server's speed in the calibration run lands from its server profile.
+
+A server profile is measured in minutes, alone; the sweep it calibrates is recorded later, one
+configuration after another, each under whatever else the machine was doing then. The drift
+between the profile's repetitions (``server_profile.repeat_drift``) measures only the first of
+these. This module measures the second from the calibration run itself: for every local call
+of the fitted level (C = 1: one request at a time, so the profile's batch-1 rates apply to it
+unchanged), the observed time per decoded token and per prompt token over the time the
+profile's rates predict for that call's context; per configuration (run, architecture), the
+median log ratio; and over the configurations, their root mean square about zero (how far a
+configuration's server speed is from the profile's, bias included) and their mean (the bias
+alone, reported).
+
+A held-out configuration is recorded the same way, so its server is off the profile by about
+as much: ``sim/uncertainty.rate_draws`` draws the rates with the larger of the two spreads.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agbench.attempt import Endpoint
+from agbench.sim.profiles import ServerRates
+
+#: Prompts shorter than this are not timed for prefill (a few tokens' time is mostly overhead).
+MIN_PREFILL_TOKENS = 16
+#: Fewer configurations than this say nothing about the spread between configurations.
+MIN_CONFIGURATIONS = 2
+
+
+def run_drift(calls: pd.DataFrame, rates: ServerRates) -> dict[str, Any]:
+    """``{"decode_rel_sd", "prefill_rel_sd", "decode_bias", "prefill_bias", "configurations",
+    "calls"}`` from the run's one-at-a-time local calls; the spreads are NaN where fewer than
+    :data:`MIN_CONFIGURATIONS` configurations had such calls."""
+    local = calls[(calls["endpoint"] == Endpoint.LOCAL) & (calls["concurrency"] == 1)]
+    if "error_class" in local:
+        local = local[local["error_class"].isna() | (local["error_class"] == "")]
+    decode: dict[tuple[str, str], list[float]] = {}
+    prefill: dict[tuple[str, str], list[float]] = {}
+    for row in local.to_dict("records"):
+        key = (str(row["run_id"]), str(row["architecture"]))
+        prompt, cached, out = (
+            _num(row["prompt_tokens"]),
+            _num(row["cached_tokens"]),
+            _num(row["completion_tokens"]),
+        )
+        decode_ms, prompt_ms = _num(row["predicted_ms"]), _num(row["prompt_ms"])
+        if decode_ms > 0 and out > 1:
+            step = rates.decode_step(1, prompt + out / 2.0)  # the context halfway through the reply
+            decode.setdefault(key, []).append(math.log(decode_ms / 1000.0 / out / step))
+        new = prompt - cached
+        if prompt_ms > 0 and new >= MIN_PREFILL_TOKENS:
+            per_token = 1.0 / rates.prefill_rate(cached + new / 2.0)
+            prefill.setdefault(key, []).append(math.log(prompt_ms / 1000.0 / new / per_token))
+    out_d, bias_d = _spread(decode)
+    out_p, bias_p = _spread(prefill)
+    return {
+        "decode_rel_sd": out_d,
+        "prefill_rel_sd": out_p,
+        "decode_bias": bias_d,
+        "prefill_bias": bias_p,
+        "configurations": len(set(decode) | set(prefill)),
+        "calls": int(sum(len(v) for v in decode.values())),
+    }
+
+
+def _spread(by_config: dict[tuple[str, str], list[float]]) -> tuple[float, float]:
+    """(RMS about zero, mean) of the configurations' median log ratios; NaN with too few."""
+    medians = [float(np.median(v)) for v in by_config.values() if v]
+    if len(medians) < MIN_CONFIGURATIONS:
+        return math.nan, math.nan
+    return float(np.sqrt(np.mean(np.square(medians)))), float(np.mean(medians))
+
+
+def _num(value: Any) -> float:
+    """A trace cell as a float; 0 for a missing or non-finite one (never a usable time)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return v if math.isfinite(v) else 0.0
+
+
+__all__ = ["MIN_CONFIGURATIONS", "MIN_PREFILL_TOKENS", "run_drift"]

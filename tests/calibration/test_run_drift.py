@@ -1,0 +1,69 @@
+"""The drift from a server profile to the calibration run's configurations, and its use as the
+interval's noise floor when it is the larger spread."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from agbench.calibration.run_drift import run_drift
+from agbench.sim.profiles import ServerRates
+from agbench.sim.uncertainty import rate_draws
+
+RATES = ServerRates(prefill_tok_s=200.0, decode_step_s=0.02, decode_step_per_kv_token_s=1e-5)
+
+
+def _call(arch: str, slower: float, *, run: str = "r1", concurrency: int = 1, prompt: int = 400) -> dict:
+    """One local call whose decode and prefill take ``slower`` x what RATES predict."""
+    out, cached = 40, 100
+    step = RATES.decode_step(1, prompt + out / 2)
+    per_prompt_token = 1.0 / RATES.prefill_rate(cached + (prompt - cached) / 2)
+    return {
+        "run_id": run,
+        "architecture": arch,
+        "endpoint": "local",
+        "concurrency": concurrency,
+        "error_class": None,
+        "prompt_tokens": prompt,
+        "cached_tokens": cached,
+        "completion_tokens": out,
+        "predicted_ms": 1000 * slower * step * out,
+        "prompt_ms": 1000 * slower * per_prompt_token * (prompt - cached),
+    }
+
+
+def test_each_configuration_is_its_median_and_the_spread_is_about_the_profile() -> None:
+    rows = [_call("LO", 1.2), _call("LO", 1.2), _call("LO", 5.0)]  # median 1.2: one outlier
+    rows += [_call("HLL", 1 / 1.2), _call("HCL", 1.0, run="r2")]
+    rows += [_call("LO", 9.0, concurrency=2)]  # batched: not the profile's batch-1 rate
+    drift = run_drift(pd.DataFrame(rows), RATES)
+    assert drift["configurations"] == 3
+    assert drift["calls"] == 5
+    expected = math.sqrt((2 * math.log(1.2) ** 2) / 3)
+    assert drift["decode_rel_sd"] == pytest.approx(expected)
+    assert drift["prefill_rel_sd"] == pytest.approx(expected)
+    assert drift["decode_bias"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_one_configuration_says_nothing_about_the_spread() -> None:
+    drift = run_drift(pd.DataFrame([_call("LO", 1.3), _call("LO", 1.3)]), RATES)
+    assert math.isnan(drift["decode_rel_sd"])
+    assert math.isnan(drift["prefill_bias"])
+
+
+def test_draws_take_the_larger_of_the_two_spreads() -> None:
+    boot = [{"decode_step_s": 0.02, "prefill_tok_s": 200.0}]
+
+    def spread(noise: dict, drift: dict) -> float:
+        fit = {"server_profile": {"bootstrap": boot, "noise": noise, "run_drift": drift}}
+        draws = rate_draws(fit, 400, seed=1)
+        return float(pd.Series([math.log(d["decode_step_s"] / 0.02) for d in draws]).std())
+
+    quiet = spread({"decode_rel_sd": 0.02}, {})
+    drifted = spread({"decode_rel_sd": 0.02}, {"decode_rel_sd": 0.2})
+    assert quiet == pytest.approx(0.02, rel=0.15)
+    assert drifted == pytest.approx(0.2, rel=0.15)
+    assert spread({"decode_rel_sd": 0.2}, {"decode_rel_sd": 0.02}) == pytest.approx(drifted)
+    assert spread({"decode_rel_sd": 0.02}, {"decode_rel_sd": float("nan")}) == pytest.approx(quiet)

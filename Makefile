@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml uv.lock
 # The sandboxes' base root filesystem (debootstrap, cached per machine) and its Docker image
 # (imported, never pulled). dockerd is started where none runs; the tests start their own.
 services: setup
-	$(BIN)/python -m agbench.live.sandbox.images --docker
+	$(BIN)/agbench images build --docker
 
 demo: services
 	bash scripts/demo.sh

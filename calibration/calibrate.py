@@ -21,12 +21,17 @@ from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
 from agbench.calibration.run_drift import run_drift
 from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
 from agbench.calibration.server_preset import SETTING_KEYS, server_table
-from agbench.calibration.server_profile import MEASURED_RATES, load_server_profile, measured_ranges
+from agbench.calibration.server_profile import (
+    MEASURED_RATES,
+    load_server_profile,
+    measured_ranges,
+    measured_server_rates,
+)
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
-from agbench.sim.profiles import Profile, ServerRates
+from agbench.sim.profiles import Profile
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +202,7 @@ def calibrate(
     overlay = fit_profile(traces)
     if server_profile is not None:
         overlay = lay_server_profile(overlay, server_profile)
-        rates = ServerRates(**{k: v for k, v in overlay["server"]["rates"].items() if k in MEASURED_RATES})
+        rates = measured_server_rates(overlay["server"]["rates"])
         overlay["fit"]["server_profile"]["run_drift"] = run_drift(traces.tables["model_calls"], rates)
         Profile.from_dict(overlay, "calibrated profile")  # schema check
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -39,6 +39,16 @@ MEASURED_RATES = (
 )
 
 
+def measured_server_rates(rates: dict[str, Any]) -> ServerRates:
+    """``ServerRates`` with the measured terms of ``rates`` (a profile's ``[rates]`` or a
+    calibrated overlay's ``server.rates``) and the defaults for the rest."""
+    r = ServerRates()
+    for key, value in rates.items():
+        if key in MEASURED_RATES:
+            setattr(r, key, float(value))
+    return r
+
+
 def _rows(calls: list[dict[str, Any]], *probes: str) -> list[dict[str, Any]]:
     return [c for c in calls if c["probe"] in probes and not c.get("error_class")]
 
@@ -135,10 +145,7 @@ def fit_masked(
     if not probes:
         return {}, {"samples": 0, "note": "not measured (per-slot pool, or one slot)"}
     bgs = _rows(calls, "masked_background")
-    r = ServerRates()
-    for key, value in rates.items():
-        if key in MEASURED_RATES:
-            setattr(r, key, float(value))
+    r = measured_server_rates(rates)
     x_batch, x_token, extra, cells_seen, tokens_seen = [], [], [], [], []
     for p in probes:
         mine = [b for b in bgs if abs(b["params"]["probe_sent"] - p["t_start"]) < 2.0]
@@ -325,6 +332,7 @@ __all__ = [
     "fit_server_profile",
     "load_server_profile",
     "measured_ranges",
+    "measured_server_rates",
     "write_server_profile",
 ]
 

@@ -157,8 +157,9 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
         rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])
     server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
     cpu = profile.get("cpu", {})
-    if "oversubscribed_efficiency" in cpu:
-        server["oversubscribed_efficiency"] = float(cpu["oversubscribed_efficiency"])
+    for key in ("oversubscribed_efficiency", "displaced_speed", "displaced_thread_share"):
+        if key in cpu:
+            server[key] = float(cpu[key])
     mismatched = _settings_mismatch(profile.get("server", {}), server)
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))

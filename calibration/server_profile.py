@@ -25,6 +25,7 @@ import tomli_w
 
 from agbench.calibration.fitting import robust_nonneg_fit
 from agbench.errors import AgbenchError
+from agbench.sim.entities.cpu import water_fill
 from agbench.sim.profiles import ServerRates, load_toml
 
 #: ServerRates fields a profile measures (laid over a calibrated profile by ``--server-profile``).
@@ -260,6 +261,29 @@ def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, 
             "the threads fit beside the busy core: the simulator's processor sharing gives them a "
             "full share, so oversubscribed_efficiency is not measured by this probe"
         )
+    out.update(fit_displaced(calls, threads, cores))
+    return out
+
+
+def fit_displaced(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+    """The server's speed while a busy loop in a session of its own takes cores from its
+    threads (``displaced_speed``), and the share of its threads it displaced there (what the
+    simulator's groups give: entities/cpu.py); empty where the probe did not run."""
+    decode = _speed(calls, "decode", "decode_cpu_displaced", "decode", math.nan)
+    prefill = _speed(calls, "prefill", "prefill_cpu_displaced", "prefill", math.nan)
+    speeds = [s for s in (decode, prefill) if math.isfinite(s) and s > 0]
+    if not speeds:
+        return {}
+    kept = water_fill({"server": float(threads), "busy loop": 1.0}, float(cores))["server"]
+    displaced = (min(float(threads), float(cores)) - kept) / threads
+    out: dict[str, Any] = {
+        "displaced_decode_speed": decode,
+        "displaced_prefill_speed": prefill,
+        "displaced_samples": len(_rows(calls, "decode_cpu_displaced", "prefill_cpu_displaced")),
+    }
+    if displaced > 0:
+        out["displaced_speed"] = float(min(1.0, np.exp(np.mean(np.log(speeds)))))
+        out["displaced_thread_share"] = float(displaced)
     return out
 
 

@@ -197,6 +197,14 @@ class ServerProfile:
     oversubscribed_efficiency: Annotated[float, FRACTION] = (
         0.5  # CPU-only: speed per allocated core when threads > cores given (0: speed = share**2)
     )
+    # CPU-only: the server's speed (1 = alone) while one CPU-bound process of another
+    # scheduling group (a sandboxed tool's session, entities/cpu.py) runs, measured with
+    # ``displaced_thread_share`` of its threads left without a core; None = not measured, the
+    # speed then falls in proportion to the cores it keeps. Threads that wait for each other at
+    # every operation's barrier spin while one of them is off its core, so this is far below
+    # the proportional value (measured here, two threads on two cores: 0.006).
+    displaced_speed: Annotated[float | None, Bound(gt=0, le=1, unit="speed, 1 = alone")] = None
+    displaced_thread_share: Annotated[float, Bound(gt=0, le=1, unit="threads without a core")] = 0.5
     slot_policy: Annotated[str, Bound(choices=("llama-cpp", "sticky"))] = (
         "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
     )
@@ -298,6 +306,10 @@ class ToolProfile:
         0.5  # cpu_s / wall_s when a step does not say
     )
     max_cores_per_tool: Annotated[float, Bound(gt=0, unit="cores")] = 1.0
+    # Each tool process is a CPU scheduling group of its own (entities/cpu.py): bubblewrap's
+    # --new-session under Linux autogroup, a Docker container's cgroup. False: tools share the
+    # harness's group (no autogroup, or tools run unsandboxed in the harness's session).
+    own_sched_group: bool = True
     wall_scale: Annotated[float, POSITIVE] = 1.0  # device-wide multiplier (e.g. a slower storage / CPU)
     # Fitted per tool (calibration): wall and CPU seconds of a call, used for trajectory steps
     # that record no time of their own (synthesised trajectories); empty = use the step's.

@@ -14,7 +14,10 @@ controlled groups, each measured with llama.cpp's own ``timings`` (``prompt_ms``
   sizes, decode beside it: their cells sit in the pool and every prompt batch spans them;
 * **restore**: follow-up turns whose conversation was moved to the host-memory prompt cache and
   comes back (time between the request and the start of its prompt work, against fresh ones);
-* **cpu**: decode and prefill again while a busy loop holds one core.
+* **cpu**: decode and prefill again while a busy loop holds one core, in the server's session
+  (its threads share the cores with it), and, where the server's threads need every core, once
+  more with the busy loop in a session of its own, as a sandboxed tool runs (Linux gives each
+  session an equal share: the server's threads lose a whole core, docs/design.md "CPU groups").
 
 Each measured call is written to ``DIR/profile_calls.jsonl`` (probe, its parameters, the
 call's figures); ``calibration/server_profile.py`` fits ``DIR/server_profile.toml`` from them.
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -45,6 +49,11 @@ CALLS_FILE = "profile_calls.jsonl"
 PROFILE_FILE = "server_profile.toml"
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
 DECODE_TOKENS = 48
+#: Output tokens and context (= prompt length) of the displaced-core probe: a server that loses
+#: a core to another session runs at about 1 % of its speed, so its measurements are short; the
+#: context is one the quiet decode and prefill probes measure too (their speed is the baseline).
+DISPLACED_DECODE_TOKENS, DISPLACED_CONTEXT = 8, 64
+BUSY_LOOP = [sys.executable, "-c", "while True: pass"]
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
 
@@ -136,18 +145,24 @@ class Profiler:
         return need <= self.slot_ctx and (b * need <= self.pool if self.o.server.kv_unified else True)
 
     # ---- probes ------------------------------------------------------------------------
-    async def decode(self, probe: str = "decode", batches: list[int] | None = None) -> None:
+    async def decode(
+        self,
+        probe: str = "decode",
+        batches: list[int] | None = None,
+        contexts: list[int] | None = None,
+        tokens: int = DECODE_TOKENS,
+    ) -> None:
         """``b`` sequences decoding together, prompts cached first, at two context lengths."""
-        contexts = [64, 512] if not self.o.quick else [64, 256]
+        contexts = contexts or ([64, 512] if not self.o.quick else [64, 256])
         for ctx in contexts:
             for b in batches or self.batch_sizes():
-                if not self._fits(b, ctx, DECODE_TOKENS):
+                if not self._fits(b, ctx, tokens):
                     continue
                 for rep in range(self.o.repeats):
                     prompts = [await self._prompt(ctx) for _ in range(b)]
                     for p in prompts:  # cache each prompt on a slot of its own
                         await self._send(p, 1)
-                    results = await asyncio.gather(*(self._send(p, DECODE_TOKENS) for p in prompts))
+                    results = await asyncio.gather(*(self._send(p, tokens) for p in prompts))
                     for r in results:
                         self._keep(probe, {"batch": b, "ctx": ctx, "rep": rep}, r)
                 self._say(f"{probe}: batch {b}, context {ctx}")
@@ -218,7 +233,7 @@ class Profiler:
 
     async def cpu_busy(self) -> None:
         """Decode at batch 1 and prefill alone while a busy loop holds one core."""
-        loop = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        loop = subprocess.Popen(BUSY_LOOP)
         try:
             await asyncio.sleep(0.5)
             await self.decode("decode_cpu_busy", batches=[1])
@@ -228,12 +243,43 @@ class Profiler:
             loop.wait()
         self._say("cpu: one core busy")
 
+    async def cpu_displaced(self) -> None:
+        """Decode at batch 1 (and, unless ``--quick``, a fresh prompt) while a busy loop in a
+        session of its own (a sandboxed tool's) takes a core from the server's threads; skipped
+        where the threads keep their cores beside it (fewer threads than cores). The prompts
+        are cached before the loop starts: the server runs at about 1 % of its speed then."""
+        if self.o.server.threads <= available_cores() - 1:
+            return
+        prompts = [await self._prompt(DISPLACED_CONTEXT) for _ in range(self.o.repeats)]
+        for p in prompts:
+            await self._send(p, 1)
+        fresh = await self._prompt(DISPLACED_CONTEXT)
+        loop = subprocess.Popen(BUSY_LOOP, start_new_session=True)
+        try:
+            await asyncio.sleep(0.5)
+            for rep, p in enumerate(prompts):
+                params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": rep}
+                self._keep("decode_cpu_displaced", params, await self._send(p, DISPLACED_DECODE_TOKENS))
+            if not self.o.quick:
+                params = {"tokens": DISPLACED_CONTEXT, "rep": 0}
+                self._keep("prefill_cpu_displaced", params, await self._send(fresh, 1))
+        finally:
+            loop.kill()
+            loop.wait()
+        self._say("cpu: one core taken by another session")
+
     async def run_all(self) -> None:
         await self.decode()
         await self.prefill()
         await self.masked()
         await self.restore()
         await self.cpu_busy()
+        await self.cpu_displaced()
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity, not the machine's count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 async def fit_follow_up(counter: TokenCounter, messages: list[dict[str, Any]], tokens: int, key: str) -> None:
@@ -281,6 +327,7 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
         "managed": options.local_url is None,
         "url": options.local_url,
         "quick": options.quick,
+        "cores": available_cores(),
         "wall_s": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

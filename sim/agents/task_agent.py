@@ -23,7 +23,7 @@ from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole, agent_label
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
 from agbench.sim.entities.cloud import CloudAPI, CloudReply
-from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.entities.cpu import HARNESS, ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalRequest, LocalServer
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask
@@ -502,6 +502,7 @@ class TaskAgent:
         wall = recorded_wall * tp.wall_scale
         cpu_s = recorded_cpu * tp.wall_scale if recorded_cpu > 0 else wall * tp.default_cpu_fraction
         share = tp.parallel_share_by_category.get(self.task.category, 0.0)
+        group = None if tp.own_sched_group else HARNESS  # None: a scheduling group of its own
         if wall <= 0 and cpu_s <= 0:
             ev = self._sleep(st, 0.0)
         elif cpu_s <= 1e-6 * max(1.0, wall):  # no CPU to speak of: it only waits
@@ -514,11 +515,11 @@ class TaskAgent:
                     return False
             cores = max(1.0, share * w.cpu.cores)
             cpu_s = computing * cores
-            ev = w.cpu.run(cpu_s, cores)
+            ev = w.cpu.run(cpu_s, cores, group)
             st.current = ("cpu", None, ev)
         else:
             demand = min(tp.max_cores_per_tool, cpu_s / wall) if wall > 0 else tp.max_cores_per_tool
-            ev = w.cpu.run(cpu_s, demand)
+            ev = w.cpu.run(cpu_s, demand, group)
             st.current = ("cpu", None, ev)
         yield ev
         if st.expired:

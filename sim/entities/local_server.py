@@ -314,7 +314,8 @@ class LocalServer:
             self._admit(self.queue.popleft())
         if self.cpu is not None:
             demand = float(self.settings.threads) if self.active else 0.0
-            self.speed = self._speed_from(self.cpu.set_demand(self._cpu_consumer, demand))
+            allocated = self.cpu.set_demand(self._cpu_consumer, demand)
+            self.speed = self._speed_from(allocated, self.cpu.displaced(self._cpu_consumer))
         self._plan_rates()
 
     def fail_all_in_flight(self) -> None:
@@ -413,15 +414,34 @@ class LocalServer:
                 return False
         return True
 
-    def _speed_from(self, allocated: float) -> float:
-        threads = float(self.settings.threads)
-        share = min(1.0, allocated / threads) if threads > 0 else 1.0
-        # threads spin at barriers when they do not all get a core: worse than proportional
-        return float(share * (1.0 - (1.0 - self.settings.oversubscribed_efficiency) * (1.0 - share)))
+    def _speed_from(self, allocated: float, displaced: float) -> float:
+        """The server's speed on ``allocated`` cores, ``displaced`` more taken by other groups.
 
-    def _on_cpu_share(self, allocated: float) -> None:
+        Within its own group (the harness's session) the threads lose cores to its other
+        members (the cloud stand-in, the harness): worse than proportional, since threads spin
+        at barriers when they do not all get a core (``oversubscribed_efficiency``). Cores
+        another group takes (a sandboxed tool) cost far more: the one thread without a core
+        stalls every other thread's operation. Measured by the profile at one operating point
+        (``displaced_speed`` with ``displaced_thread_share`` of the threads displaced), linear
+        in the displaced share up to it (a tool runnable part of the time stalls the server
+        that part of the time) and down to 0 with every thread displaced beyond it."""
+        s = self.settings
+        threads = float(s.threads)
+        if threads <= 0:
+            return 1.0
+        share = min(1.0, (allocated + displaced) / threads)
+        speed = share * (1.0 - (1.0 - s.oversubscribed_efficiency) * (1.0 - share))
+        if displaced <= 0.0:
+            return float(speed)
+        if s.displaced_speed is None:  # not measured: in proportion to the cores kept
+            return float(speed * allocated / (allocated + displaced))
+        x, x1, s1 = min(1.0, displaced / threads), s.displaced_thread_share, s.displaced_speed
+        factor = 1.0 - x / x1 * (1.0 - s1) if x <= x1 else (s1 * (1.0 - x) / (1.0 - x1) if x1 < 1.0 else s1)
+        return float(speed * factor)
+
+    def _on_cpu_share(self, allocated: float, displaced: float) -> None:
         self._advance()
-        self.speed = self._speed_from(allocated)
+        self.speed = self._speed_from(allocated, displaced)
         self._plan_rates()
 
     def _plan_rates(self) -> None:

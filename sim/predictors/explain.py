@@ -191,6 +191,9 @@ SERVER_TERMS = (
     ),
     ("server.rates", "restore_s_per_k_tokens", "prompt-cache restore, s per 1,000 restored tokens"),
     ("server", "oversubscribed_efficiency", "CPU-only: speed per allocated core when threads lack cores"),
+    ("server", "displaced_speed", "CPU-only: speed while another session's busy process takes a core"),
+    ("server", "displaced_thread_share", "CPU-only: the share of threads displaced at that speed"),
+    ("tools", "own_sched_group", "each tool a CPU scheduling group of its own (its session)"),
     ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
     ("server", "prefill_scheduling", "iterations: llama-server's loop; shared: fluid processor sharing"),
@@ -205,7 +208,7 @@ SERVER_TERMS = (
 def term_source(profile: Profile, table: str, field: str) -> str:
     """measured (server profile, with its range), fitted (with its data), or assumption."""
     obj = _table(profile, table)
-    given = obj.sources.get(field, "") if obj is not None else ""
+    given = getattr(obj, "sources", {}).get(field, "") if obj is not None else ""
     fit = profile.fit or {}
     measured = fit.get("server_profile", {})
     if table == "server.rates" and measured:
@@ -220,6 +223,15 @@ def term_source(profile: Profile, table: str, field: str) -> str:
         speed = f", speed {span[0]:.3f}-{span[1]:.3f}" if len(span) == 2 else ""
         calls = f", {cpu['samples']} calls" if "samples" in cpu else ""
         return f"measured (server profile {measured.get('path', '')}, one busy core{at}{speed}{calls})"
+    if field in ("displaced_speed", "displaced_thread_share") and "displaced_speed" in cpu:
+        calls = f", {cpu['displaced_samples']} calls" if "displaced_samples" in cpu else ""
+        return (
+            f"measured (server profile {measured.get('path', '')}, a busy loop in a session of its "
+            f"own, {cpu.get('displaced_thread_share', 0):.2f} of the threads displaced, speed "
+            f"{cpu['displaced_speed']:.4f}{calls})"
+        )
+    if field == "displaced_speed" and getattr(obj, field, None) is None:
+        return "not measured: the speed falls in proportion to the cores the threads keep"
     if table == "server.rates" and fit.get("server_prefill"):
         levels = ",".join(str(c) for c in fit.get("concurrency", []))
         samples = fit["server_prefill"].get("samples", "?")

@@ -85,6 +85,10 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     }
     cloud, cloud_fits = fit_cloud(tables["model_calls"])
     tools, tool_fits = fit_tools(tables["tool_calls"])
+    # each tool a CPU scheduling group of its own (docs/design.md, "CPU groups"): a container's
+    # cgroup always; bubblewrap's new session wherever the kernel's autogroup was not off (a run
+    # from before the host recorded it: on, this machine's and desktop kernels' default)
+    tools["own_sched_group"] = meta.backend == "docker" or meta.host.get("sched_autogroup") is not False
     behaviour, behaviour_fits = fit_behaviour(tables["task_runs"], tables["model_calls"], tables["messages"])
     harness, harness_fits = fit_harness(tables["task_runs"], tables["model_calls"], tables["tool_calls"])
     behaviour.update(harness["behaviour"])

@@ -4,7 +4,9 @@
 checkout's ``calibration/reference``) holds two kinds of set, reported apart:
 
 - **development**: ``run``, ``model`` and ``load`` (scored after every change; the mechanisms
-  were designed on it), with ``dev-profile/server_profile.toml`` where it was recorded;
+  were designed on it), with ``dev-profile/server_profile.toml`` where it was recorded, and
+  every ``dev-*/`` folder with a sweep ``run/`` and its own ``server_profile.toml`` (other
+  server settings, looked at while building: ``dev-t2``, two server threads);
 - **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
   mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the
   level was recorded twice, ``run-2/``.
@@ -121,6 +123,10 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
         profile = reference_dir / DEVELOPMENT_PROFILE
         if dev:
             out.append(ReferenceSet("development", dev, profile if profile.is_file() else None))
+        for folder in sorted(reference_dir.glob("dev-*")):
+            if is_run_dir(folder / TEST_RUN):
+                own = folder / PROFILE_FILE
+                out.append(ReferenceSet(f"development {folder.name}", [folder / TEST_RUN], own if own.is_file() else None))
     if which in ("all", "test"):
         for folder in sorted(reference_dir.glob("test-*")):
             run, repeat = folder / TEST_RUN, folder / TEST_REPEAT

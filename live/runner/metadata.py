@@ -10,6 +10,7 @@ import os
 import platform
 import socket
 import sys
+from pathlib import Path
 
 from agbench.config import CloudSettings
 from agbench.live.agents.model_agent import DEFAULT_MAX_TOKENS
@@ -87,8 +88,19 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
             "platform": platform.platform(),
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),
+            "sched_autogroup": sched_autogroup(),
         },
     )
 
 
-__all__ = ["redact_url", "run_metadata"]
+def sched_autogroup() -> bool | None:
+    """Whether Linux gives every session a scheduling group of its own (then each sandboxed
+    tool competes with the harness and its servers as an equal group: docs/design.md, "CPU
+    groups"); None where the kernel does not say."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return None
+
+
+__all__ = ["redact_url", "run_metadata", "sched_autogroup"]

@@ -208,6 +208,35 @@ def test_measured_efficiency_records_its_data_and_explain_says_measured() -> Non
     assert unmeasured["share"] == 1.0
 
 
+def _displaced_calls(slowdown: float) -> list[dict[str, Any]]:
+    """Decode and prefill quiet, and ``slowdown`` times slower beside another session's loop."""
+    quiet_decode = _call("decode", {"batch": 1, "ctx": 64}, predicted_ms=480.0, completion_tokens=48)
+    quiet_prefill = _call("prefill", {"tokens": 64}, prompt_tokens=64, prompt_ms=256.0)
+    return [
+        quiet_decode,
+        quiet_prefill,
+        _call("decode_cpu_displaced", {"batch": 1, "ctx": 64}, predicted_ms=80.0 * slowdown, completion_tokens=8),
+        _call("prefill_cpu_displaced", {"tokens": 64}, prompt_tokens=64, prompt_ms=256.0 * slowdown),
+    ]
+
+
+def test_displaced_probe_measures_the_speed_and_the_share_of_threads_it_displaced() -> None:
+    fit = fit_cpu(_displaced_calls(160.0), threads=2, cores=2)
+    assert fit["displaced_decode_speed"] == pytest.approx(1 / 160)
+    assert fit["displaced_speed"] == pytest.approx(1 / 160)
+    assert fit["displaced_thread_share"] == pytest.approx(0.5)  # one of two threads lost its core
+    assert fit["displaced_samples"] == 2
+    profile = Profile(fit={"server_profile": {"path": "p.toml", "cpu": fit}})
+    assert term_source(profile, "server", "displaced_speed").startswith(
+        "measured (server profile p.toml, a busy loop in a session of its own, 0.50 of the threads"
+    )
+    # a one-thread server keeps its core beside the loop: nothing displaced, nothing set
+    alone = fit_cpu(_displaced_calls(1.1), threads=1, cores=2)
+    assert "displaced_speed" not in alone
+    # and a profile without the probe has no displaced figures at all
+    assert not any(k.startswith("displaced") for k in fit_cpu(_cpu_calls(2.0), threads=2, cores=2))
+
+
 def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> None:
     bogus = tmp_path / "x.toml"
     bogus.write_text("[server]\nthreads = 1\n")

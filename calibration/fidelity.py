@@ -126,7 +126,11 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
         for folder in sorted(reference_dir.glob("dev-*")):
             if is_run_dir(folder / TEST_RUN):
                 own = folder / PROFILE_FILE
-                out.append(ReferenceSet(f"development {folder.name}", [folder / TEST_RUN], own if own.is_file() else None))
+                out.append(
+                    ReferenceSet(
+                        f"development {folder.name}", [folder / TEST_RUN], own if own.is_file() else None
+                    )
+                )
     if which in ("all", "test"):
         for folder in sorted(reference_dir.glob("test-*")):
             run, repeat = folder / TEST_RUN, folder / TEST_REPEAT

@@ -215,7 +215,9 @@ def _displaced_calls(slowdown: float) -> list[dict[str, Any]]:
     return [
         quiet_decode,
         quiet_prefill,
-        _call("decode_cpu_displaced", {"batch": 1, "ctx": 64}, predicted_ms=80.0 * slowdown, completion_tokens=8),
+        _call(
+            "decode_cpu_displaced", {"batch": 1, "ctx": 64}, predicted_ms=80.0 * slowdown, completion_tokens=8
+        ),
         _call("prefill_cpu_displaced", {"tokens": 64}, prompt_tokens=64, prompt_ms=256.0 * slowdown),
     ]
 

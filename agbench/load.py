@@ -29,6 +29,9 @@ from agbench.errors import AgbenchError
 #: Concurrency value of a load configuration: open loop, no harness-side bound.
 OPEN_LOOP = 0
 LOAD_TASK_PREFIX = "load@"
+# What ``agbench profile-server`` writes: every measured call, and the fit of them.
+PROFILE_CALLS_FILE = "profile_calls.jsonl"
+SERVER_PROFILE_FILE = "server_profile.toml"
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,8 @@ def levels_for_sim(
 __all__ = [
     "LOAD_TASK_PREFIX",
     "OPEN_LOOP",
+    "PROFILE_CALLS_FILE",
+    "SERVER_PROFILE_FILE",
     "LoadLevel",
     "RequestSpec",
     "TokenDistribution",

@@ -26,6 +26,7 @@ from agbench.calibration.server_profile import (
     load_server_profile,
     measured_ranges,
     measured_server_rates,
+    rate_value,
 )
 from agbench.calibration.traces import LiveTraces, load_live
 from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
@@ -155,7 +156,7 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     server = overlay.setdefault("server", {})
     fitted = server.get("rates", {})
     where = f"measured (server profile {path})"
-    rates = {k: float(v) for k, v in profile["rates"].items() if k in MEASURED_RATES}
+    rates = {k: rate_value(v) for k, v in profile["rates"].items() if k in MEASURED_RATES}
     restore = profile.get("restore", {})
     if "restore_s_per_k_tokens" in restore:  # the restore probe measured a restored follow-up
         rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])

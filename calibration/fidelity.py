@@ -36,14 +36,16 @@ from pathlib import Path
 
 from agbench.calibration import calibrate, validate
 from agbench.calibration.load_fit import calibrate_load, validate_load
+from agbench.calibration.server_profile import recorded_calls, refit_server_profile
 from agbench.errors import AgbenchError
+from agbench.load import SERVER_PROFILE_FILE
 from agbench.results.validation import ValidationReport, ValidationRow
 from agbench.status import Status
 
 #: The development runs, in the order they are reported, and where their profile sits.
 DEVELOPMENT_RUNS = ("run", "model", "load")
 DEVELOPMENT_PROFILE = Path("dev-profile") / "server_profile.toml"
-PROFILE_FILE = "server_profile.toml"
+PROFILE_FILE = SERVER_PROFILE_FILE
 #: A test set's first recording and its repeat (the noise floor).
 TEST_RUN, TEST_REPEAT = "run", "run-2"
 
@@ -363,15 +365,20 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
         parts.append(
             f"######## {ref.name} set" + ("" if ref.server_profile else " (no server profile)") + "\n"
         )
+        server_profile = ref.server_profile
+        if server_profile is not None and recorded_calls(server_profile) is not None:
+            # the recorded calls read with this version's fits, as a new profile would be
+            server_profile = refit_server_profile(
+                server_profile, base / ref.name.replace(" ", "-") / SERVER_PROFILE_FILE
+            )
+            parts.append(f"server profile {ref.server_profile}: fitted again from its recorded calls\n")
         for i, run_dir in enumerate(ref.runs):
             if not is_run_dir(run_dir):
                 raise AgbenchError(f"{run_dir} is not a run directory (no run.json)")
             where = base / ref.name.replace(" ", "-") / f"{i}-{run_dir.name}"
             repeat = ref.repeats[i] if i < len(ref.repeats) else None
-            if ref.server_profile is not None and not is_load_run(run_dir):
-                first = held_out_report(
-                    run_dir, where / "profile-c1", [1], 0, ref.server_profile, options.draws
-                )
+            if server_profile is not None and not is_load_run(run_dir):
+                first = held_out_report(run_dir, where / "profile-c1", [1], 0, server_profile, options.draws)
                 parts.append(report_text(run_dir, first, options.all_rows, "[profile + C = 1] "))
                 if repeat is not None:
                     again = score(

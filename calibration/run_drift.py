@@ -54,7 +54,8 @@ def run_drift(calls: pd.DataFrame, rates: ServerRates) -> dict[str, Any]:
             decode.setdefault(key, []).append(math.log(decode_ms / 1000.0 / out / step))
         new = prompt - cached
         if prompt_ms > 0 and new >= MIN_PREFILL_TOKENS:
-            per_token = 1.0 / rates.prefill_rate(cached + new / 2.0)
+            # a follow-up prompt is one batch: its fixed part once, then its tokens
+            per_token = (rates.prefill_batch_s + new / rates.prefill_rate(cached + new / 2.0)) / new
             prefill.setdefault(key, []).append(math.log(prompt_ms / 1000.0 / new / per_token))
     out_d, bias_d = _spread(decode)
     out_p, bias_p = _spread(prefill)

@@ -15,6 +15,7 @@ error, and the data range of each regressor; ``[meta]`` how and when it was meas
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -25,6 +26,7 @@ import tomli_w
 
 from agbench.calibration.fitting import robust_nonneg_fit
 from agbench.errors import AgbenchError
+from agbench.load import PROFILE_CALLS_FILE
 from agbench.sim.entities.cpu import water_fill
 from agbench.sim.profiles import ServerRates, load_toml
 
@@ -37,6 +39,10 @@ MEASURED_RATES = (
     "decode_step_s",
     "decode_step_per_seq_s",
     "decode_step_per_kv_token_s",
+    "decode_table_batch",
+    "decode_table_step_s",
+    "decode_table_per_kv_token_s",
+    "prefill_batch_s",
 )
 
 
@@ -46,8 +52,13 @@ def measured_server_rates(rates: dict[str, Any]) -> ServerRates:
     r = ServerRates()
     for key, value in rates.items():
         if key in MEASURED_RATES:
-            setattr(r, key, float(value))
+            setattr(r, key, rate_value(value))
     return r
+
+
+def rate_value(value: Any) -> float | list[float]:
+    """A rate as ServerRates holds it: a number, or a measured table's list of numbers."""
+    return [float(v) for v in value] if isinstance(value, list | tuple) else float(value)
 
 
 def _rows(calls: list[dict[str, Any]], *probes: str) -> list[dict[str, Any]]:
@@ -70,25 +81,65 @@ def _errors(pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
     }
 
 
-def fit_decode(calls: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, Any]]:
-    """Seconds per generated token = step_s + per_seq_s (b - 1) + per_kv_token_s K, where ``K``
-    is the batch's KV tokens (b sequences x their mean context)."""
+def fit_decode(calls: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Seconds per generated token = w(b) + k(b) K, where ``K`` is the batch's KV tokens (b
+    sequences x their mean context), w(b) the step's fixed part and k(b) its KV slope at batch
+    ``b``, one pair per batch size measured (``decode_table_*``; k shared where a size was
+    measured at one context only): on a CPU the batch-1 step takes a cheaper kernel path than
+    batches of two or more, so no line through every size fits both ends. ``decode_step_s + decode_step_per_seq_s (b - 1)`` is the line through
+    those coefficients (sizes past the last measured one, and the summaries)."""
     rows = [r for r in _rows(calls, "decode") if r["completion_tokens"] >= 4 and r["predicted_ms"]]
     if len(rows) < 3:
         raise AgbenchError(f"profile: {len(rows)} decode calls, too few to fit the decode step")
-    b = np.array([r["params"]["batch"] for r in rows], float)
-    ctx = np.array([r["prompt_tokens"] + r["completion_tokens"] / 2.0 for r in rows], float)
-    tau = np.array([r["predicted_ms"] / 1000.0 / r["completion_tokens"] for r in rows], float)
+    b, ctx, tau = _decode_points(rows)
     kv = b * ctx
-    design = np.column_stack([np.ones(len(b)), b - 1.0, kv])
+    sizes = sorted({float(x) for x in b})
+    design = np.column_stack([*(np.where(b == size, 1.0, 0.0) for size in sizes), kv])
     coef, _ = robust_nonneg_fit(design, tau, "profile.decode_step")
-    rates = {
-        "decode_step_s": float(coef[0]),
-        "decode_step_per_seq_s": float(coef[1]),
-        "decode_step_per_kv_token_s": float(coef[2]),
+    steps, per_kv = coef[:-1].copy(), float(coef[-1])
+    slopes = np.full(len(sizes), per_kv)
+    for i, size in enumerate(sizes):  # a size measured at two contexts or more: its own KV slope
+        mine = b == size
+        if len(set(ctx[mine].tolist())) >= 2:
+            own, _ = robust_nonneg_fit(
+                np.column_stack([np.ones(int(mine.sum())), kv[mine]]), tau[mine], "profile.decode_step"
+            )
+            steps[i], slopes[i] = own
+    pred = np.array(
+        [steps[sizes.index(x)] + slopes[sizes.index(x)] * k for x, k in zip(b.tolist(), kv, strict=True)]
+    )
+    if len(sizes) >= 2:
+        slope, intercept = np.polyfit(np.array(sizes) - 1.0, steps, 1)
+    else:
+        slope, intercept = 0.0, float(steps[0])
+    rates: dict[str, Any] = {
+        "decode_step_s": float(max(intercept, 1e-6)),
+        "decode_step_per_seq_s": float(max(slope, 0.0)),
+        "decode_step_per_kv_token_s": per_kv,
     }
-    fit = {"samples": len(rows), "batch": _span(b), "kv_tokens": _span(kv), **_errors(design @ coef, tau)}
+    if len(sizes) >= 2:
+        rates["decode_table_batch"] = sizes
+        rates["decode_table_step_s"] = [float(x) for x in steps]
+        rates["decode_table_per_kv_token_s"] = [float(x) for x in slopes]
+    fit = {"samples": len(rows), "batch": _span(b), "kv_tokens": _span(kv), **_errors(pred, tau)}
     return rates, fit
+
+
+def _decode_points(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(batch, mean context, seconds per token), one point per batch the profiler ran: the
+    ``b`` requests of one batch shared the same steps, so each batch counts once, not ``b``
+    times (else the large batches would outweigh the small ones the fit must also get right)."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in rows:
+        p = r["params"]
+        groups.setdefault((p["batch"], p.get("ctx"), p.get("rep")), []).append(r)
+    points = []
+    for (batch, *_), members in groups.items():
+        ctx = [m["prompt_tokens"] + m["completion_tokens"] / 2.0 for m in members]
+        tau = [m["predicted_ms"] / 1000.0 / m["completion_tokens"] for m in members]
+        points.append((float(batch), float(np.mean(ctx)), float(np.median(tau))))
+    b, ctx, tau = (np.array(col, float) for col in zip(*points, strict=True))
+    return b, ctx, tau
 
 
 def _prefill_rows(calls: list[dict[str, Any]], *probes: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -101,21 +152,32 @@ def _prefill_rows(calls: list[dict[str, Any]], *probes: str) -> tuple[np.ndarray
     return n, ctx, per_token
 
 
-def fit_prefill(calls: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, Any]]:
-    """Seconds per prompt token = (1 + slowdown ctx / 1000) / prefill_tok_s, prompts alone."""
+def fit_prefill(calls: list[dict[str, Any]], n_batch: int = 512) -> tuple[dict[str, float], dict[str, Any]]:
+    """Seconds of a prompt alone = prefill_batch_s x its batches (``n_batch`` tokens each) +
+    tokens x (1 + slowdown ctx / 1000) / prefill_tok_s: each ``llama_decode`` call has a fixed
+    part (graph, thread synchronisation, the last token's logits) that a short follow-up prompt
+    pays in full. Fitted per token, so long and short prompts weigh alike; the fixed part is
+    fitted only where prompts of two or more lengths were measured."""
     n, ctx, per_token = _prefill_rows(calls, "prefill", "prefill_cached", "restore_fresh")
     if len(n) < 3:
         raise AgbenchError(f"profile: {len(n)} prefill calls, too few to fit the prefill rate")
-    design = np.column_stack([np.ones(len(n)), ctx])
-    (a, b), _ = robust_nonneg_fit(design, per_token, "profile.prefill")
+    batches = np.ceil(n / max(1, n_batch))
+    columns = [np.ones(len(n)), ctx]
+    if len(set(n.tolist())) >= 2:
+        columns.append(batches / n)
+    design = np.column_stack(columns)
+    coef, _ = robust_nonneg_fit(design, per_token, "profile.prefill")
+    a, b = float(coef[0]), float(coef[1])
+    fixed = float(coef[2]) if len(coef) > 2 else 0.0
     if a <= 0:
-        a, b = float(np.median(per_token)), 0.0
-    rates = {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a}
+        a, b, fixed = float(np.median(per_token)), 0.0, 0.0
+        coef = np.array([a, b, 0.0][: design.shape[1]])
+    rates = {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a, "prefill_batch_s": fixed}
     fit = {
         "samples": len(n),
         "prompt_tokens": _span(n),
         "context": _span(ctx),
-        **_errors(design @ np.array([a, b]), per_token),
+        **_errors(design @ coef, per_token),
     }
     return rates, fit
 
@@ -292,7 +354,7 @@ def fit_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any]) -> dic
     server = dict(meta["server"])
     n_batch = int(server.get("batch_size") or 512)
     decode, decode_fit = fit_decode(calls)
-    prefill, prefill_fit = fit_prefill(calls)
+    prefill, prefill_fit = fit_prefill(calls, n_batch)
     rates = {**decode, **prefill}
     masked, masked_fit = fit_masked(calls, rates, n_batch)
     rates.update(masked)
@@ -318,6 +380,37 @@ def write_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any], path
     tables["bootstrap"] = {"rates": bootstrap_rates(calls, meta, BOOTSTRAP_DRAWS)}
     path.write_text(tomli_w.dumps(_finite(tables)), encoding="utf-8")
     return path
+
+
+def recorded_calls(profile_path: Path) -> Path | None:
+    """The calls a ``server_profile.toml`` was fitted from, where they were kept."""
+    for candidate in (
+        profile_path.parent / PROFILE_CALLS_FILE,
+        profile_path.parent / "profile" / PROFILE_CALLS_FILE,
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def refit_server_profile(profile_path: Path, out: Path) -> Path:
+    """``profile_path`` fitted again from its recorded calls with this version's fits (its
+    ``[server]`` and ``[meta]`` kept): a profile recorded before a fit changed is read the way
+    a new one would be, without measuring again."""
+    old = load_server_profile(profile_path)
+    calls_path = recorded_calls(profile_path)
+    if calls_path is None:
+        raise AgbenchError(f"{profile_path}: no {PROFILE_CALLS_FILE} beside it to fit again")
+    calls = []
+    for n, line in enumerate(calls_path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                calls.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise AgbenchError(f"{calls_path}:{n}: not a JSON line") from None
+    meta = {**old.get("meta", {}), "server": old.get("server", {}), "refitted_from": str(profile_path)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return write_server_profile(calls, meta, out)
 
 
 def _finite(value: Any) -> Any:
@@ -357,6 +450,9 @@ __all__ = [
     "load_server_profile",
     "measured_ranges",
     "measured_server_rates",
+    "rate_value",
+    "recorded_calls",
+    "refit_server_profile",
     "write_server_profile",
 ]
 
@@ -381,7 +477,7 @@ def bootstrap_rates(
             sample += [rows[i] for i in rng.integers(0, len(rows), len(rows))]
         try:
             decode, _ = fit_decode(sample)
-            prefill, _ = fit_prefill(sample)
+            prefill, _ = fit_prefill(sample, n_batch)
         except AgbenchError:
             continue
         rates = {**decode, **prefill}

@@ -33,6 +33,7 @@ from agbench.calibration.scoring import (
     score_metric,
 )
 from agbench.calibration.server_preset import pool_table
+from agbench.calibration.server_profile import rate_value
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
@@ -142,7 +143,7 @@ def simulate_pair(
     profile_path: Path,
     scenario: str = DEFAULT_SCENARIO,
     seed: int | None = None,
-    rates: dict[str, float] | None = None,
+    rates: dict[str, Any] | None = None,
 ) -> SimulatedRun:
     """One live run and its simulation; ``rates`` replaces the profile's server rates (a
     draw of intervals.rate_draws)."""
@@ -172,7 +173,7 @@ def simulate_pair(
         if rates is not None and sc.profile.server.rates is not None:
             for key, value in rates.items():
                 if hasattr(sc.profile.server.rates, key):
-                    setattr(sc.profile.server.rates, key, float(value))
+                    setattr(sc.profile.server.rates, key, rate_value(value))
         if meta.time_limit_s:
             sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)

@@ -135,6 +135,18 @@ class ServerRates:
     decode_step_s: Annotated[float, Bound(gt=0, unit="s")] = 0.0135
     decode_step_per_seq_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0227
     decode_step_per_kv_token_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    # The profile's decode step at each batch size it measured (the weights-and-overheads part;
+    # the KV term is added on top): a CPU's batch-1 step takes a cheaper path than a linear fit
+    # over all sizes says, and batch 2 a dearer one. Interpolated between measured sizes; past
+    # the last one the step grows by ``decode_step_per_seq_s`` a sequence. Empty: the linear form.
+    decode_table_batch: list[Annotated[float, Bound(ge=1, unit="sequences")]] = field(default_factory=list)
+    decode_table_step_s: list[Annotated[float, Bound(ge=0, unit="s")]] = field(default_factory=list)
+    decode_table_per_kv_token_s: list[Annotated[float, Bound(ge=0, unit="s")]] = field(default_factory=list)
+    # Seconds a prompt batch costs beyond its tokens when no decode shares it (one llama_decode
+    # call's fixed part: graph, synchronisation, the last token's logits); a batch with decodes
+    # pays it inside the decode step. (The continuous "shared" schedule spreads it over the
+    # n_batch tokens of its rate.)
+    prefill_batch_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
     decode_compute_per_seq_s: Annotated[float, Bound(ge=0, unit="s")] = (
         0.0  # one sequence's matmul work per step at the achieved compute rate
     )
@@ -159,9 +171,23 @@ class ServerRates:
             if self.decode_batch_saturation <= 0 or batch < self.decode_batch_saturation
             else self.decode_batch_saturation
         )
-        weights = self.decode_step_s + self.decode_step_per_seq_s * (grows - 1)
+        weights = self.weights_step(grows)
         compute = self.decode_compute_per_seq_s * batch
-        return (weights if weights >= compute else compute) + self.decode_step_per_kv_token_s * kv_tokens
+        return (weights if weights >= compute else compute) + self.kv_slope(batch) * kv_tokens
+
+    def weights_step(self, batch: float) -> float:
+        """A decode step's part that does not grow with the KV tokens, at ``batch`` sequences."""
+        xs, ys = self.decode_table_batch, self.decode_table_step_s
+        if not xs or len(xs) != len(ys):
+            return self.decode_step_s + self.decode_step_per_seq_s * (batch - 1)
+        return _table_at(xs, ys, batch, self.decode_step_per_seq_s)
+
+    def kv_slope(self, batch: float) -> float:
+        """Seconds of a decode step per KV token the batch holds, at ``batch`` sequences."""
+        xs, ys = self.decode_table_batch, self.decode_table_per_kv_token_s
+        if not xs or len(xs) != len(ys):
+            return self.decode_step_per_kv_token_s
+        return _table_at(xs, ys, batch, 0.0)
 
     def prefill_rate(self, ctx: float) -> float:
         return self.prefill_tok_s / (1.0 + self.prefill_ctx_slowdown_per_k * ctx / 1000.0)
@@ -173,6 +199,16 @@ class ServerRates:
         return (
             masked / 1000.0 * (self.prefill_masked_batch_s_per_k + self.prefill_masked_token_s_per_k * tokens)
         )
+
+
+def _table_at(xs: list[float], ys: list[float], x: float, beyond: float) -> float:
+    """A measured table read at ``x``: linear between its points, ``beyond`` per unit outside."""
+    if x >= xs[-1]:
+        return ys[-1] + beyond * (x - xs[-1])
+    if x <= xs[0]:
+        return max(0.0, ys[0] - beyond * (xs[0] - x))
+    i = next(k for k in range(1, len(xs)) if x <= xs[k])
+    return ys[i - 1] + (ys[i] - ys[i - 1]) * (x - xs[i - 1]) / (xs[i] - xs[i - 1])
 
 
 @dataclass

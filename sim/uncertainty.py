@@ -112,9 +112,14 @@ def stated_values(profile: Profile) -> dict[str, Any]:
     return _leaves(profile.to_dict(), "")
 
 
-DECODE_FIELDS = ("decode_step_s", "decode_step_per_seq_s", "decode_step_per_kv_token_s")
+DECODE_FIELDS = (
+    "decode_step_s",
+    "decode_step_per_seq_s",
+    "decode_step_per_kv_token_s",
+    "decode_table_step_s",
+)
 PREFILL_FIELDS = ("prefill_tok_s",)
-MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k")
+MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k", "prefill_batch_s")
 
 
 def has_bootstrap(fit: dict[str, Any]) -> bool:
@@ -123,7 +128,7 @@ def has_bootstrap(fit: dict[str, Any]) -> bool:
     return isinstance(boot, list) and any(isinstance(b, dict) for b in boot)
 
 
-def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, float]]:
+def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, Any]]:
     """``draws`` sets of server rates from a calibrated profile's ``fit.server_profile``
     (bootstrap resamples x the measured drift: between the profile's repetitions, and from the
     profile to the calibration run's configurations); empty when the profile has none."""
@@ -138,22 +143,29 @@ def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str,
     sd_decode = max(_finite(noise.get("decode_rel_sd")), _finite(drift.get("decode_rel_sd")))
     sd_prefill = max(_finite(noise.get("prefill_rel_sd")), _finite(drift.get("prefill_rel_sd")))
     rng = np.random.default_rng(seed)
-    out: list[dict[str, float]] = []
+    out: list[dict[str, Any]] = []
     for i in range(draws):
-        rates = {k: float(v) for k, v in boot[i % len(boot)].items()}
+        rates = {k: _scaled(v, 1.0) for k, v in boot[i % len(boot)].items()}
         slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
         slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
         for k in DECODE_FIELDS:
             if k in rates:
-                rates[k] *= slow_d
+                rates[k] = _scaled(rates[k], slow_d)
         for k in PREFILL_FIELDS:
             if k in rates:
-                rates[k] /= slow_p
+                rates[k] = _scaled(rates[k], 1.0 / slow_p)
         for k in MASKED_FIELDS:
             if k in rates:
-                rates[k] *= slow_p
+                rates[k] = _scaled(rates[k], slow_p)
         out.append(rates)
     return out
+
+
+def _scaled(value: Any, factor: float) -> Any:
+    """A rate (a number, or a measured table's list) times ``factor``; batch sizes stay."""
+    if isinstance(value, list | tuple):
+        return [float(v) * factor for v in value]
+    return float(value) * factor
 
 
 def _finite(value: Any) -> float:

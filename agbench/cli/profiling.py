@@ -25,14 +25,24 @@ from agbench.cli.app import main, one_line_errors
 @click.option("--repeats", type=click.IntRange(min=1), default=2, show_default=True, help="Per grid point.")
 @click.option("--quick", is_flag=True, help="The smallest grid: batch 1 and --parallel, one background size.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Writes OUT/server_profile.toml.")
+@click.option(
+    "--refit",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Measure nothing: fit this server_profile.toml again from the calls recorded beside it.",
+)
 @click.option("--quiet", is_flag=True)
 @one_line_errors
 def profile_server(**kw: Any) -> None:
     """Measure the server alone: decode by batch and context, prefill by length, context and
     cells other sequences hold, prompt-cache restore, and the slowdown with a core busy."""
-    from agbench.calibration.server_profile import write_server_profile
+    from agbench.calibration.server_profile import refit_server_profile, write_server_profile
     from agbench.config import ServerSettings
     from agbench.live.load.profile import PROFILE_FILE, ProfileOptions, run_profile
+
+    if kw["refit"] is not None:
+        click.echo(f"server profile: {refit_server_profile(kw['refit'], kw['out'] / PROFILE_FILE)}")
+        return
 
     server = ServerSettings(
         model=kw["model"],

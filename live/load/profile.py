@@ -43,10 +43,10 @@ from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter
-from agbench.load import RequestSpec
+from agbench.load import PROFILE_CALLS_FILE, SERVER_PROFILE_FILE, RequestSpec
 
-CALLS_FILE = "profile_calls.jsonl"
-PROFILE_FILE = "server_profile.toml"
+CALLS_FILE = PROFILE_CALLS_FILE
+PROFILE_FILE = SERVER_PROFILE_FILE
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
 DECODE_TOKENS = 48
 #: Output tokens and context (= prompt length) of the displaced-core probe: a server that loses

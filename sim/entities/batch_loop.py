@@ -161,6 +161,8 @@ class FluidSchedule:
             if chunk < 1:
                 chunk = 1
             own = ctx_prefilling / n_prefilling
+            if not batch:
+                step = rates.prefill_batch_s
             step += chunk / rates.prefill_rate(own)
             if span:
                 step += rates.masked_s(span - own, chunk)
@@ -288,7 +290,7 @@ class IterationsSchedule:
         if not self.batch_tokens:
             return
         rates = host.rates
-        step = rates.decode_step(decoding, kv_decoding) if decoding else 0.0
+        step = rates.decode_step(decoding, kv_decoding) if decoding else rates.prefill_batch_s
         own = ctx / tokens_in
         step += tokens_in / rates.prefill_rate(own)
         masked = span + tokens_in / 2.0 - own if span else 0.0

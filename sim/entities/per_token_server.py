@@ -62,6 +62,8 @@ class PerTokenServer(LocalServer):
                 share = max(1, self.settings.n_batch - batch) / len(prefilling)
                 takes = [min(r.prefill_left, share) for r in prefilling]
                 ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
+                if not batch:
+                    step = rates.prefill_batch_s
                 step += sum(takes) / rates.prefill_rate(ctx)
             yield self.env.timeout(step / self.speed)
             self.steps += 1

@@ -55,9 +55,16 @@ MEASURED_DECODE = (
     ("server.rates", "decode_step_s"),
     ("server.rates", "decode_step_per_seq_s"),
     ("server.rates", "decode_step_per_kv_token_s"),
+    ("server.rates", "decode_table_batch"),
+    ("server.rates", "decode_table_step_s"),
+    ("server.rates", "decode_table_per_kv_token_s"),
     ("server.rates", "spec_tokens_per_step"),
 )
-MEASURED_PREFILL = (("server.rates", "prefill_tok_s"), ("server.rates", "prefill_ctx_slowdown_per_k"))
+MEASURED_PREFILL = (
+    ("server.rates", "prefill_tok_s"),
+    ("server.rates", "prefill_ctx_slowdown_per_k"),
+    ("server.rates", "prefill_batch_s"),
+)
 MEMORY = (
     ("device", "memory_gb"),
     ("device", "memory_overhead_gb"),
@@ -104,7 +111,7 @@ def contexts(profile: Profile) -> tuple[int, int]:
 def decode_bound(rates: ServerRates, batch: int) -> str:
     sat = rates.decode_batch_saturation
     grows = batch if sat <= 0 or batch < sat else sat
-    weights = rates.decode_step_s + rates.decode_step_per_seq_s * (grows - 1)
+    weights = rates.weights_step(grows)
     return "compute" if rates.decode_compute_per_seq_s * batch > weights else "bandwidth"
 
 
@@ -137,10 +144,22 @@ def _table(profile: Profile, name: str) -> Any:
     return getattr(profile, name)
 
 
+#: Terms a profile may leave unset, and what the simulator does then (a scenario without a
+#: server profile measures no table, so these have no source to name).
+WHEN_UNSET = {
+    "decode_table_batch": "not measured: the linear step form",
+    "decode_table_step_s": "not measured: the linear step form",
+    "decode_table_per_kv_token_s": "not measured: decode_step_per_kv_token_s at every batch",
+    "prefill_batch_s": "not measured: 0, a prompt batch costs its tokens only",
+}
+
+
 def source_of(profile: Profile, table: str, field: str) -> Source:
     obj = _table(profile, table)
     value = getattr(obj, field)
     text = obj.sources.get(field, "") if obj is not None else ""
+    if not text and field in WHEN_UNSET and not value:
+        text = WHEN_UNSET[field]
     return Source(table, field, value, text or UNSOURCED)
 
 

@@ -7,6 +7,7 @@ integrates), so recovering it checks the regression design, not a figure of this
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -16,10 +17,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+import tomli_w
 
 from agbench.calibration import calibrate
 from agbench.calibration.intervals import rate_draws
-from agbench.calibration.server_profile import fit_cpu, fit_server_profile, write_server_profile
+from agbench.calibration.server_profile import (
+    fit_cpu,
+    fit_server_profile,
+    refit_server_profile,
+    write_server_profile,
+)
 from agbench.errors import AgbenchError
 from agbench.sim.predictors.explain import term_source
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
@@ -55,8 +62,13 @@ def _call(probe: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
     return {**base, **kw}
 
 
-def synthetic_calls(noise: float = 0.0, seed: int = 0) -> list[dict[str, Any]]:
+def synthetic_calls(noise: float = 0.0, seed: int = 0, true: ServerRates = TRUE) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
+
+    def prompt_ms(n: int, cached: int) -> float:
+        """One prompt alone: the fixed part once per 512-token batch, then its tokens."""
+        seconds = true.prefill_batch_s * math.ceil(n / 512) + n / true.prefill_rate(cached + n / 2)
+        return seconds * 1000 * jitter()
 
     def jitter() -> float:
         return float(math.exp(rng.normal(0.0, noise))) if noise else 1.0
@@ -66,7 +78,7 @@ def synthetic_calls(noise: float = 0.0, seed: int = 0) -> list[dict[str, Any]]:
         for ctx in (64, 512):
             for b in (1, 2, 3, 4):
                 out = 48
-                tau = TRUE.decode_step(b, b * (ctx + out / 2))
+                tau = true.decode_step(b, b * (ctx + out / 2))
                 for _ in range(b):
                     calls.append(
                         _call(
@@ -78,10 +90,10 @@ def synthetic_calls(noise: float = 0.0, seed: int = 0) -> list[dict[str, Any]]:
                         )
                     )
         for n in (64, 256, 1024):
-            ms = n / TRUE.prefill_rate(n / 2) * 1000 * jitter()
+            ms = prompt_ms(n, 0)
             calls.append(_call("prefill", {"tokens": n, "rep": rep}, prompt_tokens=n, prompt_ms=ms))
         cached, n = 1024, 128
-        ms = n / TRUE.prefill_rate(cached + n / 2) * 1000 * jitter()
+        ms = prompt_ms(n, cached)
         calls.append(
             _call(
                 "prefill_cached",
@@ -94,7 +106,7 @@ def synthetic_calls(noise: float = 0.0, seed: int = 0) -> list[dict[str, Any]]:
     # masked: one background of ``held`` cells that generates nothing meanwhile (its rate is 0)
     for i, (held, n) in enumerate(((1024, 64), (1024, 384), (2048, 64), (2048, 384))):
         t0 = 100.0 * (i + 1)
-        prompt_s = n / TRUE.prefill_rate(n / 2) + TRUE.decode_step(1, held) + TRUE.masked_s(held, n)
+        prompt_s = n / true.prefill_rate(n / 2) + true.decode_step(1, held) + true.masked_s(held, n)
         calls.append(
             _call(
                 "masked",
@@ -132,6 +144,82 @@ def test_the_fit_recovers_the_rates_it_was_built_from() -> None:
     assert fit["decode"]["batch"] == [1.0, 4.0]
     assert fit["masked"]["masked_cells"] == [1024.0, 2048.0]
     assert fit["decode"]["median_abs_rel_error"] < 1e-3
+
+
+#: A CPU-like server: batch 1 well below the line through the other sizes, its own KV slope,
+#: and a fixed part in every prompt batch.
+CPU_LIKE = ServerRates(
+    prefill_tok_s=300.0,
+    prefill_ctx_slowdown_per_k=0.3,
+    prefill_batch_s=0.035,
+    prefill_masked_batch_s_per_k=0.05,
+    prefill_masked_token_s_per_k=0.0004,
+    decode_step_s=0.012,
+    decode_step_per_seq_s=0.005,
+    decode_step_per_kv_token_s=1e-5,
+    decode_table_batch=[1.0, 2.0, 3.0, 4.0],
+    decode_table_step_s=[0.009, 0.017, 0.021, 0.026],
+    decode_table_per_kv_token_s=[7e-6, 9e-6, 1e-5, 1.1e-5],
+)
+
+
+def test_the_fit_keeps_each_measured_batch_size_and_the_prompt_batches_fixed_part() -> None:
+    rates = fit_server_profile(synthetic_calls(true=CPU_LIKE), META)["rates"]
+    assert rates["decode_table_batch"] == CPU_LIKE.decode_table_batch
+    assert rates["decode_table_step_s"] == pytest.approx(CPU_LIKE.decode_table_step_s, rel=0.02)
+    assert rates["decode_table_per_kv_token_s"] == pytest.approx(
+        CPU_LIKE.decode_table_per_kv_token_s, rel=0.02
+    )
+    assert rates["prefill_batch_s"] == pytest.approx(CPU_LIKE.prefill_batch_s, rel=0.05)
+    assert rates["prefill_tok_s"] == pytest.approx(CPU_LIKE.prefill_tok_s, rel=0.02)
+    # the line through the sizes (what the step was before the table) misses batch 1 by a tenth
+    assert rates["decode_step_s"] > 1.1 * CPU_LIKE.decode_table_step_s[0]
+
+
+def test_each_batch_counts_once_however_many_requests_it_held() -> None:
+    """Batch b leaves b rows with one step time; fitted per row, the large batches would pull the
+    shared KV slope their way. Duplicating the rows of batch 4 must not move the fit."""
+    calls = synthetic_calls(true=CPU_LIKE)
+    doubled = calls + [c for c in calls if c["probe"] == "decode" and c["params"]["batch"] == 4]
+    once = fit_server_profile(calls, META)["rates"]
+    twice = fit_server_profile(doubled, META)["rates"]
+    assert twice["decode_table_step_s"] == pytest.approx(once["decode_table_step_s"], rel=1e-6)
+
+
+def test_a_profile_is_fitted_again_from_its_recorded_calls(tmp_path: Path) -> None:
+    calls = synthetic_calls(true=CPU_LIKE)
+    folder = tmp_path / "profile"
+    folder.mkdir()
+    (folder / "profile_calls.jsonl").write_text("".join(json.dumps(c) + "\n" for c in calls))
+    old = write_server_profile(calls, META, folder / "server_profile.toml")
+    data = tomllib.loads(old.read_text())
+    del data["rates"]["prefill_batch_s"]  # as a profile fitted before the term existed
+    old.write_text(tomli_w.dumps(data))
+    new = tomllib.loads(refit_server_profile(old, tmp_path / "again.toml").read_text())
+    assert new["rates"]["prefill_batch_s"] == pytest.approx(CPU_LIKE.prefill_batch_s, rel=0.05)
+    assert new["server"] == data["server"]
+    assert new["meta"]["refitted_from"] == str(old)
+    cli = [
+        sys.executable,
+        "-m",
+        "agbench.cli",
+        "profile-server",
+        "--refit",
+        str(old),
+        "--out",
+        str(tmp_path / "cli"),
+    ]
+    done = subprocess.run(cli, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (
+        tomllib.loads((tmp_path / "cli" / "server_profile.toml").read_text())["rates"]["prefill_batch_s"] > 0
+    )
+    (folder / "profile_calls.jsonl").unlink()
+    done = subprocess.run(cli, capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    assert "no profile_calls.jsonl beside it" in done.stderr
+    with pytest.raises(AgbenchError, match=r"no profile_calls\.jsonl"):
+        refit_server_profile(old, tmp_path / "again.toml")
 
 
 def test_noisy_calls_give_bootstrap_draws_and_a_drift(tmp_path: Path) -> None:

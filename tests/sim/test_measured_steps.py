@@ -1,0 +1,93 @@
+"""The server profile's measured step terms in the simulator: the decode step read from the
+per-batch table, and the fixed part of a prompt batch that carries no decodes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import simpy
+
+from agbench.sim.entities.local_server import LocalRequest, LocalServer
+from agbench.sim.profiles import ServerProfile, ServerRates
+
+TABLE = ServerRates(
+    prefill_tok_s=500.0,
+    decode_step_s=0.010,
+    decode_step_per_seq_s=0.004,
+    decode_step_per_kv_token_s=1e-5,
+    decode_table_batch=[1.0, 2.0, 4.0],
+    decode_table_step_s=[0.008, 0.016, 0.022],
+    decode_table_per_kv_token_s=[7e-6, 9e-6, 1.2e-5],
+)
+
+
+def test_the_decode_step_reads_the_table_at_measured_sizes() -> None:
+    assert TABLE.decode_step(1, 500) == pytest.approx(0.008 + 7e-6 * 500)
+    assert TABLE.decode_step(2, 1000) == pytest.approx(0.016 + 9e-6 * 1000)
+    assert TABLE.decode_step(4, 2000) == pytest.approx(0.022 + 1.2e-5 * 2000)
+
+
+def test_between_sizes_it_interpolates_and_past_the_last_it_grows_by_the_line() -> None:
+    assert TABLE.weights_step(3) == pytest.approx(0.019)
+    assert TABLE.kv_slope(3) == pytest.approx(1.05e-5)
+    # past the table: the line's per-sequence cost, the last size's KV slope
+    assert TABLE.decode_step(6, 0) == pytest.approx(0.022 + 2 * 0.004)
+    assert TABLE.kv_slope(8) == pytest.approx(1.2e-5)
+
+
+def test_without_a_table_the_step_is_the_line() -> None:
+    line = ServerRates(decode_step_s=0.01, decode_step_per_seq_s=0.004, decode_step_per_kv_token_s=1e-5)
+    assert line.decode_step(3, 1000) == pytest.approx(0.01 + 2 * 0.004 + 1e-5 * 1000)
+    # a table whose lists disagree in length is not read (the line is)
+    broken = ServerRates(decode_step_s=0.01, decode_table_batch=[1.0, 2.0], decode_table_step_s=[0.5])
+    assert broken.weights_step(2) == pytest.approx(0.01 + broken.decode_step_per_seq_s)
+
+
+def _run(rates: ServerRates, schedule: str, arrivals: list[tuple[float, int, int]]) -> list[LocalRequest]:
+    env = simpy.Environment()
+    settings = ServerProfile(n_ctx=8192, n_parallel=2, kv_unified=False, prefill_scheduling=schedule)
+    server = LocalServer(env, settings, rates, 2)
+    done: list[LocalRequest] = []
+
+    def client(t: float, prompt: int, out: int, conv: int):  # type: ignore[no-untyped-def]
+        yield env.timeout(t)
+        req = server.submit(("c", conv), "sys", 0, prompt, out)
+        yield req.done
+        done.append(req)
+
+    for i, (t, prompt, out) in enumerate(arrivals):
+        env.process(client(t, prompt, out, i))
+    env.run()
+    return sorted(done, key=lambda r: r.t_arrive)
+
+
+def _ttft(r: LocalRequest) -> float:
+    assert r.t_first is not None
+    return r.t_first - r.t_arrive
+
+
+def test_a_lone_prompt_pays_the_fixed_part_once_a_batch() -> None:
+    """llama-server's loop ("iterations", every calibrated profile's schedule); the continuous
+    "shared" approximation spreads it over ``n_batch`` tokens of rate instead."""
+    schedule = "iterations"
+    base = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01)
+    fixed = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01, prefill_batch_s=0.05)
+    for prompt in (100, 1200):  # one batch of n_batch = 512 tokens, then three
+        batches = math.ceil(prompt / 512)
+        plain, paid = (
+            _ttft(_run(base, schedule, [(0.0, prompt, 4)])[0]),
+            _ttft(_run(fixed, schedule, [(0.0, prompt, 4)])[0]),
+        )
+        assert paid - plain == pytest.approx(0.05 * batches, rel=1e-6), prompt
+
+
+def test_a_prompt_beside_decodes_pays_the_decode_step_not_the_fixed_part() -> None:
+    """The second prompt arrives while the first request decodes: its one batch carries that
+    decode token, whose step already holds the call's fixed part."""
+    arrivals = [(0.0, 50, 400), (1.0, 100, 4)]
+    base = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01)
+    fixed = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01, prefill_batch_s=0.05)
+    plain, paid = _run(base, "iterations", arrivals), _run(fixed, "iterations", arrivals)
+    assert _ttft(paid[1]) == pytest.approx(_ttft(plain[1]), rel=1e-9)
+    assert _ttft(paid[0]) == pytest.approx(_ttft(plain[0]) + 0.05, rel=1e-6)  # alone: paid

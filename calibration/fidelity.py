@@ -6,7 +6,8 @@ checkout's ``calibration/reference``) holds two kinds of set, reported apart:
 - **development**: ``run``, ``model`` and ``load`` (scored after every change; the mechanisms
   were designed on it), with ``dev-profile/server_profile.toml`` where it was recorded, and
   every ``dev-*/`` folder with a sweep ``run/`` and its own ``server_profile.toml`` (other
-  server settings, looked at while building: ``dev-t2``, two server threads);
+  server settings, looked at while building: ``dev-t2``, two server threads), and ``run-2/``
+  where it was recorded twice;
 - **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
   mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the
   level was recorded twice, ``run-2/``.
@@ -16,9 +17,11 @@ For each agent sweep two protocols are printed:
 1. **profile + C = 1** (the documented path): ``agbench calibrate RUN --server-profile
    SET/server_profile.toml --fit-concurrency 1``, then ``agbench validate --draws N``; held out:
    every level above 1. Scored against the full target list (worst row, outcome agreement,
-   Brier, 90 % interval coverage included). Where the set has ``run-2/``, the same prediction
-   is scored against it too, and the two live recordings against each other: the **noise
-   floor**, the error a perfect simulator would still show;
+   Brier, 90 % interval coverage included). Where the set has ``run-2/``, its C = 1 joins the
+   calibration (``agbench calibrate RUN RUN-2 ...``: C = 1 only, so nothing held out is
+   seen, and the server's drift between the two recordings widens the intervals), the same
+   prediction is scored against ``run-2/`` too, and the two live recordings against each
+   other: the **noise floor**, the error a perfect simulator would still show;
 2. **fit C = 1, 2** (the comparison kept from before): ``agbench calibrate --fit-concurrency
    1,2`` then ``agbench validate``; held out: the levels above 2.
 
@@ -128,9 +131,13 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
         for folder in sorted(reference_dir.glob("dev-*")):
             if is_run_dir(folder / TEST_RUN):
                 own = folder / PROFILE_FILE
+                again = folder / TEST_REPEAT
                 out.append(
                     ReferenceSet(
-                        f"development {folder.name}", [folder / TEST_RUN], own if own.is_file() else None
+                        f"development {folder.name}",
+                        [folder / TEST_RUN],
+                        own if own.is_file() else None,
+                        [again if is_run_dir(again) else None],
                     )
                 )
     if which in ("all", "test"):
@@ -158,15 +165,19 @@ def held_out_report(
     server_profile: Path | None = None,
     draws: int = 0,
     score_against: Path | None = None,
+    also: Sequence[Path] = (),
 ) -> ValidationReport:
     """Fit on the run's low levels (with ``server_profile``: its rates, and C = ``fit`` for the
-    behaviour), predict all of it, score against ``score_against`` (default: the run itself)."""
+    behaviour), predict all of it, score against ``score_against`` (default: the run itself).
+    ``also``: other recordings of the same sweep whose fitted levels join the fit (their
+    levels C = ``fit`` only; what the server's speed did between recordings then widens the
+    intervals through ``run_drift``)."""
     out.mkdir(parents=True, exist_ok=True)
     profile = out / "profile.toml"
     if is_load_run(run_dir):
         calibrate_load(run_dir, profile, fit_levels)
         return ValidationReport.model_validate_json(validate_load(profile, run_dir, out).read_text())
-    calibrate([run_dir], profile, concurrency=fit, server_profile=server_profile)
+    calibrate([run_dir, *also], profile, concurrency=fit, server_profile=server_profile)
     return score(profile, score_against or run_dir, out, draws)
 
 
@@ -378,7 +389,17 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
             where = base / ref.name.replace(" ", "-") / f"{i}-{run_dir.name}"
             repeat = ref.repeats[i] if i < len(ref.repeats) else None
             if server_profile is not None and not is_load_run(run_dir):
-                first = held_out_report(run_dir, where / "profile-c1", [1], 0, server_profile, options.draws)
+                # both recordings' C = 1 (and only C = 1) calibrate: the noise floor between
+                # recordings is then measured where the protocol may look
+                first = held_out_report(
+                    run_dir,
+                    where / "profile-c1",
+                    [1],
+                    0,
+                    server_profile,
+                    options.draws,
+                    also=[repeat] if repeat is not None else [],
+                )
                 parts.append(report_text(run_dir, first, options.all_rows, "[profile + C = 1] "))
                 if repeat is not None:
                     again = score(

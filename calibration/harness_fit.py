@@ -21,10 +21,14 @@ from agbench.attempt import Endpoint, ErrorClass
 from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, too_few
 from agbench.status import Status
 
+#: One attempt: the run it belongs to first (calibrate takes several runs, and the same task at
+#: the same level in two recordings is two attempts, hours apart).
+ATTEMPT_KEYS = ["run_id", "architecture", "concurrency", "task", "attempt"]
+
 
 def task_events(model_calls: pd.DataFrame, tool_calls: pd.DataFrame) -> pd.DataFrame:
     """Every model call and tool call as one interval table (start, end, kind) per attempt."""
-    keys = ["architecture", "concurrency", "task", "attempt"]
+    keys = ATTEMPT_KEYS
     calls = model_calls[[*keys, "t_start", "total_s"]].rename(columns={"total_s": "length"})
     calls = calls.assign(kind="call")
     tools = tool_calls[[*keys, "t_start", "wall_s"]].rename(columns={"wall_s": "length"})
@@ -45,7 +49,7 @@ def harness_gaps(
     events = task_events(model_calls, tool_calls)
     gaps: list[float] = []
     edges: list[float] = []
-    keys = ["architecture", "concurrency", "task", "attempt"]
+    keys = ATTEMPT_KEYS
     grouped = {k: g for k, g in events.groupby(keys)}
     for run in runs.to_dict("records"):
         key = tuple(run[k] for k in keys)

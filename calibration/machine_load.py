@@ -62,11 +62,12 @@ def quiet_mask(
     if samples.empty or model_calls.empty:
         return keep
     frame = model_calls.reset_index(drop=True)
-    for _, group in frame.groupby(["architecture", "concurrency"]):
-        mine = samples[
-            (samples["architecture"] == group["architecture"].iloc[0])
-            & (samples["concurrency"] == group["concurrency"].iloc[0])
-        ]
+    # one configuration of one run (calibrate may be given several recordings)
+    keys = ["architecture", "concurrency"] + (["run_id"] if "run_id" in frame and "run_id" in samples else [])
+    for _, group in frame.groupby(keys):
+        mine = samples
+        for key in keys:
+            mine = mine[mine[key] == group[key].iloc[0]]
         load = background_cores(group, mine, cores, threads_per_server)
         keep[group.index.to_numpy()] = np.nan_to_num(load, nan=np.inf) < QUIET_BACKGROUND_CORES
     return keep

@@ -135,11 +135,11 @@ def _decode_points(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, 
         groups.setdefault((p["batch"], p.get("ctx"), p.get("rep")), []).append(r)
     points = []
     for (batch, *_), members in groups.items():
-        ctx = [m["prompt_tokens"] + m["completion_tokens"] / 2.0 for m in members]
-        tau = [m["predicted_ms"] / 1000.0 / m["completion_tokens"] for m in members]
-        points.append((float(batch), float(np.mean(ctx)), float(np.median(tau))))
-    b, ctx, tau = (np.array(col, float) for col in zip(*points, strict=True))
-    return b, ctx, tau
+        contexts = [m["prompt_tokens"] + m["completion_tokens"] / 2.0 for m in members]
+        per_token = [m["predicted_ms"] / 1000.0 / m["completion_tokens"] for m in members]
+        points.append((float(batch), float(np.mean(contexts)), float(np.median(per_token))))
+    table = np.array(points, float)
+    return table[:, 0], table[:, 1], table[:, 2]
 
 
 def _prefill_rows(calls: list[dict[str, Any]], *probes: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -86,8 +86,9 @@ def fit_decode(calls: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
     sequences x their mean context), w(b) the step's fixed part and k(b) its KV slope at batch
     ``b``, one pair per batch size measured (``decode_table_*``; k shared where a size was
     measured at one context only): on a CPU the batch-1 step takes a cheaper kernel path than
-    batches of two or more, so no line through every size fits both ends. ``decode_step_s + decode_step_per_seq_s (b - 1)`` is the line through
-    those coefficients (sizes past the last measured one, and the summaries)."""
+    batches of two or more, so no line through every size fits both ends.
+    ``decode_step_s + decode_step_per_seq_s (b - 1)`` is the line through those coefficients
+    (for sizes past the last measured one, and the summaries)."""
     rows = [r for r in _rows(calls, "decode") if r["completion_tokens"] >= 4 and r["predicted_ms"]]
     if len(rows) < 3:
         raise AgbenchError(f"profile: {len(rows)} decode calls, too few to fit the decode step")

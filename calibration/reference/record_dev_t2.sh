@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Records the two-thread development set, with one command:
-#   bash calibration/reference/record_dev_t2.sh
+#   bash calibration/reference/record_dev_t2.sh            # profile/ + run/ (starts the set afresh)
+#   bash calibration/reference/record_dev_t2.sh --repeat   # run-2/: the same sweep again, nothing else
 # The development run's eight tasks and trajectories (record.sh) on a two-thread server, so the
 # server's threads need both cores: a 4,096-cell unified pool, LO/CO/HCL/HLL at C = 1, 2, 4,
 # its full server profile first (with the probe whose busy loop runs in a session of its own,
-# as every sandboxed tool does). A development set: the CPU-group mechanism is judged on it.
+# as every sandboxed tool does). A development set: the CPU-group mechanism is judged on it;
+# the second recording gives its noise floor between recordings.
 # Record it on an otherwise idle machine: nice does not protect it from other sessions (Linux
 # autogroup gives every session an equal share of the cores, whatever its nice value).
 set -euo pipefail
@@ -17,23 +19,31 @@ TASKS=(lf-largest-downloads rt-router-admin-port calc-loan-annuity off-expense-r
 args=()
 for t in "${TASKS[@]}"; do args+=(--task "$t"); done
 
-rm -rf "$HERE"
-mkdir -p "$HERE"
-git rev-parse HEAD > "$HERE/recorded_at_commit.txt"
-{ date -u +%FT%TZ; uptime; } > "$HERE/profile.load_before.txt"
-nice -n -10 "$AGBENCH" profile-server --repeats 2 --ctx 4096 --kv-unified --threads 2 \
-  --parallel 8 --out "$HERE/profile" --quiet
-{ date -u +%FT%TZ; uptime; } > "$HERE/profile.load_after.txt"
-cp "$HERE/profile/server_profile.toml" "$HERE/server_profile.toml"
-rm -f "$HERE/profile/llama-server.log"
+if [ "${1:-}" = "--repeat" ]; then
+  test -d "$HERE/run" || { echo "record run/ first (no --repeat): no $HERE/run" >&2; exit 1; }
+  RUN=run-2
+  rm -rf "$HERE/$RUN"
+  git rev-parse HEAD > "$HERE/$RUN.recorded_at_commit.txt"
+else
+  RUN=run
+  rm -rf "$HERE"
+  mkdir -p "$HERE"
+  git rev-parse HEAD > "$HERE/recorded_at_commit.txt"
+  { date -u +%FT%TZ; uptime; } > "$HERE/profile.load_before.txt"
+  nice -n -10 "$AGBENCH" profile-server --repeats 2 --ctx 4096 --kv-unified --threads 2 \
+    --parallel 8 --out "$HERE/profile" --quiet
+  { date -u +%FT%TZ; uptime; } > "$HERE/profile.load_after.txt"
+  cp "$HERE/profile/server_profile.toml" "$HERE/server_profile.toml"
+  rm -f "$HERE/profile/llama-server.log"
+fi
 
-{ date -u +%FT%TZ; uptime; } > "$HERE/run.load_before.txt"
+{ date -u +%FT%TZ; uptime; } > "$HERE/$RUN.load_before.txt"
 nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$REF/trajectories.jsonl" \
   --archs LO,CO,HCL,HLL --concurrency 1,2,4 "${args[@]}" \
-  --local-ctx 4096 --local-kv-unified --local-threads 2 --out "$HERE/run" --quiet
-{ date -u +%FT%TZ; uptime; } > "$HERE/run.load_after.txt"
-cp "$REF/trajectories.jsonl" "$HERE/run/trajectories.jsonl"
-rm -rf "$HERE/run/journal" "$HERE/run/traces/parts" "$HERE/run/raw_responses.jsonl" "$HERE/run/logs" \
-  "$HERE/run/llama-server.log" "$HERE/run/timeline.json"
+  --local-ctx 4096 --local-kv-unified --local-threads 2 --out "$HERE/$RUN" --quiet
+{ date -u +%FT%TZ; uptime; } > "$HERE/$RUN.load_after.txt"
+cp "$REF/trajectories.jsonl" "$HERE/$RUN/trajectories.jsonl"
+rm -rf "$HERE/$RUN/journal" "$HERE/$RUN/traces/parts" "$HERE/$RUN/raw_responses.jsonl" "$HERE/$RUN/logs" \
+  "$HERE/$RUN/llama-server.log" "$HERE/$RUN/timeline.json"
 rm -rf "$REF/latest" runs/latest
 du -sh "$HERE"

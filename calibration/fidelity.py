@@ -47,8 +47,7 @@ from agbench.status import Status
 
 #: The development runs, in the order they are reported, and where their profile sits.
 DEVELOPMENT_RUNS = ("run", "model", "load")
-DEVELOPMENT_PROFILE = Path("dev-profile") / "server_profile.toml"
-PROFILE_FILE = SERVER_PROFILE_FILE
+DEVELOPMENT_PROFILE = Path("dev-profile") / SERVER_PROFILE_FILE
 #: A test set's first recording and its repeat (the noise floor).
 TEST_RUN, TEST_REPEAT = "run", "run-2"
 
@@ -130,7 +129,7 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
             out.append(ReferenceSet("development", dev, profile if profile.is_file() else None))
         for folder in sorted(reference_dir.glob("dev-*")):
             if is_run_dir(folder / TEST_RUN):
-                own = folder / PROFILE_FILE
+                own = folder / SERVER_PROFILE_FILE
                 again = folder / TEST_REPEAT
                 out.append(
                     ReferenceSet(
@@ -145,7 +144,7 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
             run, repeat = folder / TEST_RUN, folder / TEST_REPEAT
             if not is_run_dir(run):
                 continue
-            profile = folder / PROFILE_FILE
+            profile = folder / SERVER_PROFILE_FILE
             out.append(
                 ReferenceSet(
                     f"test {folder.name}",

@@ -63,7 +63,7 @@ def quiet_mask(
         return keep
     frame = model_calls.reset_index(drop=True)
     # one configuration of one run (calibrate may be given several recordings)
-    keys = ["architecture", "concurrency"] + (["run_id"] if "run_id" in frame and "run_id" in samples else [])
+    keys = ["run_id", "architecture", "concurrency"]
     for _, group in frame.groupby(keys):
         mine = samples
         for key in keys:

@@ -175,6 +175,13 @@ class ServerRates:
         compute = self.decode_compute_per_seq_s * batch
         return (weights if weights >= compute else compute) + self.kv_slope(batch) * kv_tokens
 
+    def batch_base_s(self, decoding: int, kv_tokens: float, prompt: bool) -> float:
+        """A batch's time before its prompt tokens: the decode step when it carries decode
+        tokens, else the prompt batch's fixed part when it carries a prompt, else nothing."""
+        if decoding:
+            return self.decode_step(decoding, kv_tokens)
+        return self.prefill_batch_s if prompt else 0.0
+
     def weights_step(self, batch: float) -> float:
         """A decode step's part that does not grow with the KV tokens, at ``batch`` sequences."""
         xs, ys = self.decode_table_batch, self.decode_table_step_s

@@ -38,10 +38,11 @@ def profile_server(**kw: Any) -> None:
     cells other sequences hold, prompt-cache restore, and the slowdown with a core busy."""
     from agbench.calibration.server_profile import refit_server_profile, write_server_profile
     from agbench.config import ServerSettings
-    from agbench.live.load.profile import PROFILE_FILE, ProfileOptions, run_profile
+    from agbench.live.load.profile import ProfileOptions, run_profile
+    from agbench.load import SERVER_PROFILE_FILE
 
     if kw["refit"] is not None:
-        click.echo(f"server profile: {refit_server_profile(kw['refit'], kw['out'] / PROFILE_FILE)}")
+        click.echo(f"server profile: {refit_server_profile(kw['refit'], kw['out'] / SERVER_PROFILE_FILE)}")
         return
 
     server = ServerSettings(
@@ -63,4 +64,4 @@ def profile_server(**kw: Any) -> None:
         quiet=kw["quiet"],
     )
     calls, meta = run_profile(options)
-    click.echo(f"server profile: {write_server_profile(calls, meta, options.out / PROFILE_FILE)}")
+    click.echo(f"server profile: {write_server_profile(calls, meta, options.out / SERVER_PROFILE_FILE)}")

@@ -43,10 +43,8 @@ from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter
-from agbench.load import PROFILE_CALLS_FILE, SERVER_PROFILE_FILE, RequestSpec
+from agbench.load import PROFILE_CALLS_FILE, RequestSpec
 
-CALLS_FILE = PROFILE_CALLS_FILE
-PROFILE_FILE = SERVER_PROFILE_FILE
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
 DECODE_TOKENS = 48
 #: Output tokens and context (= prompt length) of the displaced-core probe: a server that loses
@@ -320,7 +318,7 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
     finally:
         if managed is not None:
             managed.stop()
-    path = options.out / CALLS_FILE
+    path = options.out / PROFILE_CALLS_FILE
     path.write_text("".join(json.dumps(asdict(c)) + "\n" for c in calls), encoding="utf-8")
     meta = {
         "server": options.server.to_dict(),
@@ -338,4 +336,4 @@ def finite(x: float | None) -> bool:
     return x is not None and math.isfinite(x)
 
 
-__all__ = ["CALLS_FILE", "PROFILE_FILE", "ProfileOptions", "Profiler", "run_profile"]
+__all__ = ["ProfileOptions", "Profiler", "run_profile"]

@@ -150,7 +150,7 @@ class FluidSchedule:
         n_prefilling = len(prefilling)
         # unified pool: a prompt's attention also passes the other sequences' cells
         span = (used + host.idle_tokens if pool.idle_holds_kv else used) if pool.kv_unified else 0.0
-        step = rates.decode_step(batch, kv_decoding) if batch else 0.0
+        step = rates.batch_base_s(batch, kv_decoding, n_prefilling > 0)
         if not n_prefilling:
             host.saw(batch, kv_decoding, 0.0, 0.0)
         prefill_each = 0.0
@@ -161,8 +161,6 @@ class FluidSchedule:
             if chunk < 1:
                 chunk = 1
             own = ctx_prefilling / n_prefilling
-            if not batch:
-                step = rates.prefill_batch_s
             step += chunk / rates.prefill_rate(own)
             if span:
                 step += rates.masked_s(span - own, chunk)
@@ -290,7 +288,7 @@ class IterationsSchedule:
         if not self.batch_tokens:
             return
         rates = host.rates
-        step = rates.decode_step(decoding, kv_decoding) if decoding else rates.prefill_batch_s
+        step = rates.batch_base_s(decoding, kv_decoding, prompt=True)
         own = ctx / tokens_in
         step += tokens_in / rates.prefill_rate(own)
         masked = span + tokens_in / 2.0 - own if span else 0.0

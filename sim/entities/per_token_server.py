@@ -56,14 +56,12 @@ class PerTokenServer(LocalServer):
             prefilling = [r for r in self.active if r.t_first is None]
             decoding = [r for r in self.active if r.t_first is not None]
             batch = len(decoding)
-            step = rates.decode_step(batch, sum(r.held for r in decoding))
+            step = rates.batch_base_s(batch, sum(r.held for r in decoding), bool(prefilling))
             takes: list[float] = []
             if prefilling:  # the batch's room is shared by the pending prompts
                 share = max(1, self.settings.n_batch - batch) / len(prefilling)
                 takes = [min(r.prefill_left, share) for r in prefilling]
                 ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
-                if not batch:
-                    step = rates.prefill_batch_s
                 step += sum(takes) / rates.prefill_rate(ctx)
             yield self.env.timeout(step / self.speed)
             self.steps += 1

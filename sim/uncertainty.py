@@ -117,6 +117,7 @@ DECODE_FIELDS = (
     "decode_step_per_seq_s",
     "decode_step_per_kv_token_s",
     "decode_table_step_s",
+    "decode_table_per_kv_token_s",
 )
 PREFILL_FIELDS = ("prefill_tok_s",)
 MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k", "prefill_batch_s")

@@ -222,6 +222,23 @@ def test_a_profile_is_fitted_again_from_its_recorded_calls(tmp_path: Path) -> No
         refit_server_profile(old, tmp_path / "again.toml")
 
 
+def test_a_draw_slows_every_decode_term_alike_and_keeps_the_batch_sizes() -> None:
+    table = {
+        "decode_step_s": 0.01,
+        "decode_step_per_kv_token_s": 1e-5,
+        "decode_table_batch": [1.0, 2.0],
+        "decode_table_step_s": [0.009, 0.017],
+        "decode_table_per_kv_token_s": [7e-6, 9e-6],
+    }
+    fit = {"server_profile": {"bootstrap": [table], "noise": {"decode_rel_sd": 0.2}}}
+    for draw in rate_draws(fit, 4):
+        factor = draw["decode_step_s"] / table["decode_step_s"]
+        assert factor != pytest.approx(1.0)
+        assert draw["decode_table_batch"] == table["decode_table_batch"]
+        for key in ("decode_step_per_kv_token_s", "decode_table_step_s", "decode_table_per_kv_token_s"):
+            assert np.asarray(draw[key]) / np.asarray(table[key]) == pytest.approx(factor), key
+
+
 def test_noisy_calls_give_bootstrap_draws_and_a_drift(tmp_path: Path) -> None:
     path = write_server_profile(synthetic_calls(noise=0.05), META, tmp_path / "server_profile.toml")
     data = tomllib.loads(path.read_text())

@@ -9,6 +9,7 @@ behaviour — and is laid over a scenario's device and model, so what the traces
 from __future__ import annotations
 
 import logging
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from agbench.calibration.run_drift import run_drift
 from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
 from agbench.calibration.server_preset import SETTING_KEYS, server_table
 from agbench.calibration.server_profile import (
+    CROWDED_KEYS,
     MEASURED_RATES,
     load_server_profile,
     measured_ranges,
@@ -165,6 +167,13 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     for key in ("oversubscribed_efficiency", "displaced_speed", "displaced_thread_share"):
         if key in cpu:
             server[key] = float(cpu[key])
+    if "displaced_speed" in cpu:  # the probe displaced some of the threads: its per-kind figures
+        for key in ("displaced_decode_speed", "displaced_prefill_speed"):
+            if math.isfinite(float(cpu.get(key, math.nan))) and float(cpu[key]) > 0:
+                server[key] = min(1.0, float(cpu[key]))
+    for key in CROWDED_KEYS:
+        if key in cpu:
+            server[key] = [float(v) for v in cpu[key]]
     mismatched = _settings_mismatch(profile.get("server", {}), server)
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))

@@ -271,9 +271,12 @@ def fit_restore(calls: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str, value: Any) -> float:
-    """Quiet time over busy time for matching calls (1: no slowdown)."""
+    """Quiet time over busy time for matching calls (1: no slowdown): the quiet calls' median,
+    the busy ones' mean. A crowded server's time per token swings several-fold from one call to
+    the next (measured beside a twin: 45-298 ms a token in one run), and what a run's length
+    adds up is the mean time, not the median."""
 
-    def per_unit(rows: list[dict[str, Any]]) -> dict[Any, float]:
+    def per_unit(rows: list[dict[str, Any]], average: Any = np.median) -> dict[Any, float]:
         out: dict[Any, list[float]] = {}
         for r in rows:
             if r["params"].get("batch", 1) != 1:
@@ -283,9 +286,9 @@ def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: 
             elif key == "prefill" and r["prompt_ms"]:
                 n = r["prompt_tokens"] - r["cached_tokens"]
                 out.setdefault(r["params"]["tokens"], []).append(r["prompt_ms"] / max(1, n))
-        return {k: float(np.median(v)) for k, v in out.items()}
+        return {k: float(average(v)) for k, v in out.items()}
 
-    quiet, busy = per_unit(_rows(calls, quiet_probe)), per_unit(_rows(calls, busy_probe))
+    quiet, busy = per_unit(_rows(calls, quiet_probe)), per_unit(_rows(calls, busy_probe), np.mean)
     ratios = [quiet[k] / busy[k] for k in quiet if k in busy and busy[k] > 0]
     return float(np.median(ratios)) if ratios else value
 
@@ -325,7 +328,37 @@ def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, 
             "full share, so oversubscribed_efficiency is not measured by this probe"
         )
     out.update(fit_displaced(calls, threads, cores))
+    out.update(fit_crowded(calls, threads, cores))
     return out
+
+
+#: The crowded-speed table's keys, as the fit writes them and the simulator reads them.
+CROWDED_KEYS = ("crowded_share", "crowded_decode_speed", "crowded_prefill_speed")
+
+
+def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+    """The server's decode and prompt speeds where its own group crowds its threads, one point
+    per probe that ran with the threads short of a core each: beside the twin server (share
+    cores / (2 x threads)) and beside the busy loop (cores / (threads + 1)), by share. Decode
+    and prompt work apart: their slowdowns differ several-fold (sim/predictors/cpu_speed.py)."""
+    points: list[tuple[float, float, float, str]] = []
+    for probe, share in (("cpu_twin", cores / (2.0 * threads)), ("cpu_busy", cores / (threads + 1.0))):
+        decode = _speed(calls, "decode", f"decode_{probe}", "decode", math.nan)
+        prefill = _speed(calls, "prefill", f"prefill_{probe}", "prefill", math.nan)
+        if share < 1.0 and all(math.isfinite(v) and v > 0 for v in (decode, prefill)):
+            points.append((share, min(1.0, decode), min(1.0, prefill), probe))
+    if not points:
+        return {}
+    points.sort()
+    return {
+        "crowded_share": [p[0] for p in points],
+        "crowded_decode_speed": [p[1] for p in points],
+        "crowded_prefill_speed": [p[2] for p in points],
+        "crowded_probes": [p[3] for p in points],
+        "crowded_samples": len(
+            _rows(calls, "decode_cpu_twin", "prefill_cpu_twin", "decode_cpu_busy", "prefill_cpu_busy")
+        ),
+    }
 
 
 def fit_displaced(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
@@ -446,7 +479,9 @@ def measured_ranges(profile: dict[str, Any]) -> dict[str, list[float]]:
 
 
 __all__ = [
+    "CROWDED_KEYS",
     "MEASURED_RATES",
+    "fit_crowded",
     "fit_server_profile",
     "load_server_profile",
     "measured_ranges",

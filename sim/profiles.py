@@ -248,6 +248,25 @@ class ServerProfile:
     # the proportional value (measured here, two threads on two cores: 0.006).
     displaced_speed: Annotated[float | None, Bound(gt=0, le=1, unit="speed, 1 = alone")] = None
     displaced_thread_share: Annotated[float, Bound(gt=0, le=1, unit="threads without a core")] = 0.5
+    # ...the same for decode steps and prompt batches apart, where the profile measured both
+    # (a decode step's many short operations wait at the barriers far more often: measured
+    # here, two threads on two cores, 0.005 against 0.047); None = ``displaced_speed`` for both
+    displaced_decode_speed: Annotated[float | None, Bound(gt=0, le=1, unit="speed, 1 = alone")] = None
+    displaced_prefill_speed: Annotated[float | None, Bound(gt=0, le=1, unit="speed, 1 = alone")] = None
+    # CPU-only: the server's speed (1 = alone) with its threads given ``crowded_share`` of a core
+    # each by the other members of its own scheduling group, measured by the profile for decode
+    # steps and prompt batches apart: beside a busy loop (share cores / (threads + 1)) and beside
+    # a twin server decoding (cores / (2 x threads)). Linear between the points and up to (1, 1),
+    # in proportion to the share below the lowest; empty = ``oversubscribed_efficiency``'s form.
+    crowded_share: list[Annotated[float, Bound(gt=0, le=1, unit="cores per thread")]] = field(
+        default_factory=list
+    )
+    crowded_decode_speed: list[Annotated[float, Bound(gt=0, le=1, unit="speed, 1 = alone")]] = field(
+        default_factory=list
+    )
+    crowded_prefill_speed: list[Annotated[float, Bound(gt=0, le=1, unit="speed, 1 = alone")]] = field(
+        default_factory=list
+    )
     slot_policy: Annotated[str, Bound(choices=("llama-cpp", "sticky"))] = (
         "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
     )

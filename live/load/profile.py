@@ -17,7 +17,11 @@ controlled groups, each measured with llama.cpp's own ``timings`` (``prompt_ms``
 * **cpu**: decode and prefill again while a busy loop holds one core, in the server's session
   (its threads share the cores with it), and, where the server's threads need every core, once
   more with the busy loop in a session of its own, as a sandboxed tool runs (Linux gives each
-  session an equal share: the server's threads lose a whole core, docs/design.md "CPU groups").
+  session an equal share: the server's threads lose a whole core, docs/design.md "CPU groups");
+  and, where two such servers' threads need more than every core, beside a **twin**: a second
+  llama-server of the same settings, decoding all the while, as the cloud stand-in runs beside
+  the local server in a hybrid sweep (decode and prefill slow down by very different factors
+  there: a decode step's many short operations wait at the threads' barriers).
 
 Each measured call is written to ``DIR/profile_calls.jsonl`` (probe, its parameters, the
 call's figures); ``calibration/server_profile.py`` fits ``DIR/server_profile.toml`` from them.
@@ -26,13 +30,14 @@ call's figures); ``calibration/server_profile.py`` fits ``DIR/server_profile.tom
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +57,11 @@ DECODE_TOKENS = 48
 #: context is one the quiet decode and prefill probes measure too (their speed is the baseline).
 DISPLACED_DECODE_TOKENS, DISPLACED_CONTEXT = 8, 64
 BUSY_LOOP = [sys.executable, "-c", "while True: pass"]
+#: Output tokens of each of the twin's requests (it sends them back to back while it is kept busy).
+TWIN_DECODE_TOKENS = 64
+#: Calls of each kind beside the twin, whatever ``--repeats``: one call's time per token swings
+#: several-fold beside it (its fit takes their mean).
+TWIN_REPEATS = 4
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
 
@@ -266,13 +276,52 @@ class Profiler:
             loop.wait()
         self._say("cpu: one core taken by another session")
 
-    async def run_all(self) -> None:
+    async def cpu_twin(self, twin: ChatClient) -> None:
+        """Decode at batch 1 and a fresh prompt while ``twin`` (a second server of the same
+        settings, in the same session) decodes without a pause: what a hybrid sweep's two
+        servers mostly do at once. The decode runs as long as the quiet probe's (shorter ones
+        measured 1.5-2x faster: how the two servers' threads fall into step varies over a
+        run); its prompt is cached before the twin starts, at the decode probe's context."""
+        repeats = max(TWIN_REPEATS, self.o.repeats)
+        prompts = [await self._prompt(DISPLACED_CONTEXT) for _ in range(repeats)]
+        fresh = [await self._prompt(DISPLACED_CONTEXT) for _ in range(repeats)]
+        for p in prompts:
+            await self._send(p, 1)
+        twin_prompt = await self._prompt(DISPLACED_CONTEXT)
+        await twin.chat(twin_prompt, max_tokens=1, extra_body=BODY)
+        busy = asyncio.Event()
+
+        async def keep_busy() -> None:
+            while True:
+                busy.set()
+                await twin.chat(twin_prompt, max_tokens=TWIN_DECODE_TOKENS, extra_body=BODY)
+
+        task = asyncio.create_task(keep_busy())
+        try:
+            await busy.wait()
+            await asyncio.sleep(0.3)  # the twin is decoding
+            for rep, p in enumerate(prompts):
+                params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": rep}
+                self._keep("decode_cpu_twin", params, await self._send(p, DECODE_TOKENS))
+            for rep, p in enumerate(fresh):
+                self._keep(
+                    "prefill_cpu_twin", {"tokens": DISPLACED_CONTEXT, "rep": rep}, await self._send(p, 1)
+                )
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._say("cpu: beside a twin server decoding")
+
+    async def run_all(self, twin: ChatClient | None = None) -> None:
         await self.decode()
         await self.prefill()
         await self.masked()
         await self.restore()
         await self.cpu_busy()
         await self.cpu_displaced()
+        if twin is not None:
+            await self.cpu_twin(twin)
 
 
 def available_cores() -> int:
@@ -288,16 +337,27 @@ async def fit_follow_up(counter: TokenCounter, messages: list[dict[str, Any]], t
     await fit_last_message(counter, messages, tokens, "Continue.\n", key)
 
 
-async def _profile(options: ProfileOptions, url: str, alias: str) -> list[Measured]:
+def needs_twin(options: ProfileOptions) -> bool:
+    """Whether the twin probe runs: a managed server (a twin of an external one cannot be
+    started) whose threads and a twin's do not fit on the cores together."""
+    return options.local_url is None and 2 * options.server.threads > available_cores()
+
+
+async def _profile(
+    options: ProfileOptions, url: str, alias: str, twin: ManagedServer | None
+) -> list[Measured]:
     counters = CounterCache()
     client = ChatClient(url, alias, max_retries=0)
+    twin_client = ChatClient(twin.url, twin.alias, max_retries=0) if twin is not None else None
     try:
         counter = await counters.counter(url)
         profiler = Profiler(options, client, counter)
-        await profiler.run_all()
+        await profiler.run_all(twin_client)
         return profiler.calls
     finally:
         await client.aclose()
+        if twin_client is not None:
+            await twin_client.aclose()
         await counters.aclose()
 
 
@@ -307,6 +367,7 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
     joins the two)."""
     options.out.mkdir(parents=True, exist_ok=True)
     managed: ManagedServer | None = None
+    twin: ManagedServer | None = None
     url, alias = options.local_url, options.model
     t0 = time.time()
     try:
@@ -314,10 +375,16 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
             managed = ManagedServer(options.server, log_path=options.out / "llama-server.log")
             managed.start()
             url, alias = managed.url, managed.alias
-        calls = asyncio.run(_profile(options, url, alias))
+        if needs_twin(options):
+            # one slot is all the twin uses; its threads are the profiled server's
+            settings = replace(options.server, n_parallel=1, n_ctx=options.server.slot_ctx)
+            twin = ManagedServer(settings, log_path=options.out / "llama-server-twin.log")
+            twin.start()
+        calls = asyncio.run(_profile(options, url, alias, twin))
     finally:
-        if managed is not None:
-            managed.stop()
+        for server in (twin, managed):
+            if server is not None:
+                server.stop()
     path = options.out / PROFILE_CALLS_FILE
     path.write_text("".join(json.dumps(asdict(c)) + "\n" for c in calls), encoding="utf-8")
     meta = {

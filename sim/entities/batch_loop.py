@@ -26,6 +26,7 @@ from typing import Protocol
 
 from agbench.errors import AgbenchError
 from agbench.sim.entities.local_request import LocalRequest
+from agbench.sim.predictors.cpu_speed import ServerSpeed
 from agbench.sim.profiles import ServerProfile, ServerRates
 
 EPS = 1e-9
@@ -60,7 +61,7 @@ class ScheduleHost(Protocol):
     rates: ServerRates
     active: list[LocalRequest]
     pool_tokens: int
-    speed: float  # the share of its CPU the server gets now (1 = all it asks for)
+    speed: ServerSpeed  # its speed now on the cores it gets (1 = alone), decode and prompt work apart
     idle_tokens: int  # cells idle slots hold
     prompt_tokens_total: float  # llama.cpp's prompt-token counter, advanced by a schedule
 
@@ -86,8 +87,8 @@ class PrefillSchedule(Protocol):
     def settle(self, host: ScheduleHost) -> None:
         """Bring the schedule's own state up to date at an event (a finished batch ends)."""
 
-    def advance(self, work_s: float) -> None:
-        """``work_s`` nominal seconds of work were done since the last event."""
+    def advance(self, dt: float) -> None:
+        """``dt`` seconds passed since the last event, at the speed the last plan found."""
 
     def placed_prompt(self, r: LocalRequest, dt: float) -> float:
         """The prompt tokens of a still-prefilling request placed so far, ``dt`` after the
@@ -116,7 +117,7 @@ class FluidSchedule:
     def settle(self, host: ScheduleHost) -> None:
         """Nothing to settle: fluid rates carry no batch."""
 
-    def advance(self, work_s: float) -> None:
+    def advance(self, dt: float) -> None:
         """Nothing to advance: the requests' own counters are the state."""
 
     def placed_prompt(self, r: LocalRequest, dt: float) -> float:
@@ -155,7 +156,9 @@ class FluidSchedule:
             host.saw(batch, kv_decoding, 0.0, 0.0)
         prefill_each = 0.0
         next_dt = math.inf
-        speed = host.speed
+        # the decode step slows as decode work does; a prompt batch with no decode (its fixed
+        # part too) as the profile's prompt probes measured it
+        base = step if batch else 0.0
         if n_prefilling:
             chunk = pool.n_batch - batch
             if chunk < 1:
@@ -165,6 +168,8 @@ class FluidSchedule:
             if span:
                 step += rates.masked_s(span - own, chunk)
             host.saw(batch, kv_decoding, own, span - own if span else 0.0)
+        speed = host.speed.of_batch(base, step - base)
+        if n_prefilling:
             prefill_each = speed * chunk / step / n_prefilling
             limit = next_dt * prefill_each
             for r in prefilling:
@@ -196,10 +201,13 @@ class IterationsSchedule:
 
     def __init__(self) -> None:
         # the batch being run: request -> its prompt tokens in it, and the nominal seconds of
-        # work left in it (it advances at the server's ``speed`` per second)
+        # work left in it (it advances at the batch's speed per second, ``speed_now``); of its
+        # nominal seconds, ``batch_base_s`` are its decode step (0 with no sequence decoding)
         self.batch_tokens: dict[LocalRequest, float] = {}
         self.batch_left_s = 0.0
         self.batch_step_s = 0.0
+        self.batch_base_s = 0.0
+        self.speed_now = 1.0
         # prompt tokens llama.cpp put in the running batch that found no cell (it adds them
         # up to n_batch without a room check, and the batch fails when they do not fit)
         self.unplaced = 0.0
@@ -210,9 +218,9 @@ class IterationsSchedule:
     def stall(self, work_s: float) -> None:
         self.pending_stall_s += work_s
 
-    def advance(self, work_s: float) -> None:
+    def advance(self, dt: float) -> None:
         if self.batch_tokens:
-            self.batch_left_s -= work_s
+            self.batch_left_s -= self.speed_now * dt
 
     def placed_prompt(self, r: LocalRequest, dt: float) -> float:
         # a batch's prompt tokens count from its start (measured: a 2,000-token prompt read
@@ -289,6 +297,7 @@ class IterationsSchedule:
             return
         rates = host.rates
         step = rates.batch_base_s(decoding, kv_decoding, prompt=True)
+        self.batch_base_s = step if decoding else 0.0  # see FluidSchedule.plan
         own = ctx / tokens_in
         step += tokens_in / rates.prefill_rate(own)
         masked = span + tokens_in / 2.0 - own if span else 0.0
@@ -359,9 +368,9 @@ class IterationsSchedule:
                 return
         next_dt = math.inf
         growth = 0.0
-        speed = host.speed
         if self.batch_tokens:
             step = self.batch_step_s
+            speed = self.speed_now = host.speed.of_batch(self.batch_base_s, step - self.batch_base_s)
             if speed > 0:
                 next_dt = max(0.0, self.batch_left_s) / speed
             for r, tokens in self.batch_tokens.items():
@@ -369,6 +378,7 @@ class IterationsSchedule:
                     r.rate_p = speed * tokens / step
         else:
             step = rates.decode_step(batch, kv_decoding) if batch else 0.0
+            speed = self.speed_now = host.speed.decode
             host.saw(batch, kv_decoding, 0.0, 0.0)
             if self.unplaced and step > 0 and speed > 0:
                 # no prompt token found a cell: the batch is the decode tokens' view alone, and

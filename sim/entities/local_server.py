@@ -27,6 +27,7 @@ from agbench.sim.entities.batch_loop import EPS, PoolFacts, schedule_for
 from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
+from agbench.sim.predictors.cpu_speed import ServerSpeed, server_speed
 from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 from agbench.sim.schedulers.slot_policy import Slot, common_prefix, slot_policy
@@ -77,7 +78,7 @@ class LocalServer:
         self.queue: deque[LocalRequest] = deque()
         self.active: list[LocalRequest] = []
         self.cpu = cpu
-        self.speed = 1.0
+        self.speed = ServerSpeed()
         if cpu is not None:
             cpu.add_consumer(cpu_consumer, self._on_cpu_share)
         self._cpu_consumer = cpu_consumer
@@ -224,7 +225,7 @@ class LocalServer:
                     step = left
                 r.generated += step
                 self.generated_tokens_total += step
-        self.schedule.advance(self.speed * dt)
+        self.schedule.advance(dt)
 
     def _sample_grid(self, since: float, now: float) -> None:
         """Samples at the clock ticks in (since, now]: between events every rate is constant,
@@ -315,7 +316,7 @@ class LocalServer:
         if self.cpu is not None:
             demand = float(self.settings.threads) if self.active else 0.0
             allocated = self.cpu.set_demand(self._cpu_consumer, demand)
-            self.speed = self._speed_from(allocated, self.cpu.displaced(self._cpu_consumer))
+            self.speed = server_speed(self.settings, allocated, self.cpu.displaced(self._cpu_consumer))
         self._plan_rates()
 
     def fail_all_in_flight(self) -> None:
@@ -414,34 +415,9 @@ class LocalServer:
                 return False
         return True
 
-    def _speed_from(self, allocated: float, displaced: float) -> float:
-        """The server's speed on ``allocated`` cores, ``displaced`` more taken by other groups.
-
-        Within its own group (the harness's session) the threads lose cores to its other
-        members (the cloud stand-in, the harness): worse than proportional, since threads spin
-        at barriers when they do not all get a core (``oversubscribed_efficiency``). Cores
-        another group takes (a sandboxed tool) cost far more: the one thread without a core
-        stalls every other thread's operation. Measured by the profile at one operating point
-        (``displaced_speed`` with ``displaced_thread_share`` of the threads displaced), linear
-        in the displaced share up to it (a tool runnable part of the time stalls the server
-        that part of the time) and down to 0 with every thread displaced beyond it."""
-        s = self.settings
-        threads = float(s.threads)
-        if threads <= 0:
-            return 1.0
-        share = min(1.0, (allocated + displaced) / threads)
-        speed = share * (1.0 - (1.0 - s.oversubscribed_efficiency) * (1.0 - share))
-        if displaced <= 0.0:
-            return float(speed)
-        if s.displaced_speed is None:  # not measured: in proportion to the cores kept
-            return float(speed * allocated / (allocated + displaced))
-        x, x1, s1 = min(1.0, displaced / threads), s.displaced_thread_share, s.displaced_speed
-        factor = 1.0 - x / x1 * (1.0 - s1) if x <= x1 else (s1 * (1.0 - x) / (1.0 - x1) if x1 < 1.0 else s1)
-        return float(speed * factor)
-
     def _on_cpu_share(self, allocated: float, displaced: float) -> None:
         self._advance()
-        self.speed = self._speed_from(allocated, displaced)
+        self.speed = server_speed(self.settings, allocated, displaced)
         self._plan_rates()
 
     def _plan_rates(self) -> None:

@@ -42,7 +42,7 @@ class PerTokenServer(LocalServer):
         used = self.kv_in_use()
         if used > self.kv_peak:
             self.kv_peak = used
-        if self.active and not self._stepping and self.speed > 0:
+        if self.active and not self._stepping and self.speed.running:
             self._stepping = True
             self.env.process(self._step_loop())
         now = self.env.now
@@ -52,18 +52,19 @@ class PerTokenServer(LocalServer):
 
     def _step_loop(self) -> Generator[simpy.Event, Any, None]:
         rates = self.rates
-        while self.active and self.speed > 0:
+        while self.active and self.speed.running:
             prefilling = [r for r in self.active if r.t_first is None]
             decoding = [r for r in self.active if r.t_first is not None]
             batch = len(decoding)
             step = rates.batch_base_s(batch, sum(r.held for r in decoding), bool(prefilling))
+            base = step if batch else 0.0
             takes: list[float] = []
             if prefilling:  # the batch's room is shared by the pending prompts
                 share = max(1, self.settings.n_batch - batch) / len(prefilling)
                 takes = [min(r.prefill_left, share) for r in prefilling]
                 ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
                 step += sum(takes) / rates.prefill_rate(ctx)
-            yield self.env.timeout(step / self.speed)
+            yield self.env.timeout(step / self.speed.of_batch(base, step - base))
             self.steps += 1
             for r, take in zip(prefilling, takes, strict=True):
                 if r.t_done is not None:  # cancelled during the step

@@ -212,6 +212,11 @@ SERVER_TERMS = (
     ("server", "oversubscribed_efficiency", "CPU-only: speed per allocated core when threads lack cores"),
     ("server", "displaced_speed", "CPU-only: speed while another session's busy process takes a core"),
     ("server", "displaced_thread_share", "CPU-only: the share of threads displaced at that speed"),
+    ("server", "displaced_decode_speed", "CPU-only: displaced_speed for decode steps alone"),
+    ("server", "displaced_prefill_speed", "CPU-only: displaced_speed for prompt batches alone"),
+    ("server", "crowded_share", "CPU-only: cores per thread its own group leaves it, where measured"),
+    ("server", "crowded_decode_speed", "CPU-only: decode speed at each crowded_share"),
+    ("server", "crowded_prefill_speed", "CPU-only: prompt speed at each crowded_share"),
     ("tools", "own_sched_group", "each tool a CPU scheduling group of its own (its session)"),
     ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
@@ -222,6 +227,10 @@ SERVER_TERMS = (
     ("server", "prompt_cache_mib", "host-memory prompt cache (--cache-ram)"),
     ("server", "cache_idle_slots", "idle slots saved to the prompt cache and cleared at each launch"),
 )
+
+
+#: How the profile crowded the server's threads at each measured share.
+CROWDED_PROBES = {"cpu_twin": "beside a twin server decoding", "cpu_busy": "beside one busy core"}
 
 
 def term_source(profile: Profile, table: str, field: str) -> str:
@@ -249,8 +258,25 @@ def term_source(profile: Profile, table: str, field: str) -> str:
             f"own, {cpu.get('displaced_thread_share', 0):.2f} of the threads displaced, speed "
             f"{cpu['displaced_speed']:.4f}{calls})"
         )
+    if (
+        field in ("displaced_decode_speed", "displaced_prefill_speed")
+        and field in cpu
+        and "displaced_speed" in cpu
+    ):
+        return f"measured (server profile {measured.get('path', '')}, as displaced_speed, this kind of work alone)"
+    if field.startswith("crowded_") and cpu.get("crowded_share"):
+        probes = cpu.get("crowded_probes") or ["?"] * len(cpu["crowded_share"])
+        points = ", ".join(
+            f"{x:.2f} {CROWDED_PROBES.get(p, p)}" for x, p in zip(cpu["crowded_share"], probes, strict=False)
+        )
+        calls = f", {cpu['crowded_samples']} calls" if "crowded_samples" in cpu else ""
+        return f"measured (server profile {measured.get('path', '')}, share {points}{calls})"
     if field == "displaced_speed" and getattr(obj, field, None) is None:
         return "not measured: the speed falls in proportion to the cores the threads keep"
+    if field in ("displaced_decode_speed", "displaced_prefill_speed") and getattr(obj, field, None) is None:
+        return "not measured apart: displaced_speed for both kinds of work"
+    if field.startswith("crowded_") and not getattr(obj, field, None):
+        return "not measured: oversubscribed_efficiency's one-factor form for both kinds of work"
     if table == "server.rates" and fit.get("server_prefill"):
         levels = ",".join(str(c) for c in fit.get("concurrency", []))
         samples = fit["server_prefill"].get("samples", "?")

@@ -344,6 +344,57 @@ def test_displaced_probe_measures_the_speed_and_the_share_of_threads_it_displace
     assert not any(k.startswith("displaced") for k in fit_cpu(_cpu_calls(2.0), threads=2, cores=2))
 
 
+def _crowded_calls() -> list[dict[str, Any]]:
+    """Quiet decode and prefill, then beside one busy core and beside a twin server: the busy
+    calls 2x and 1.5x slower, the twin's decode calls 5x and 15x (mean 10x), its prompts 2.5x."""
+    calls = [
+        _call("decode", {"batch": 1, "ctx": 64}, predicted_ms=480.0, completion_tokens=48),
+        _call("prefill", {"tokens": 64}, prompt_tokens=64, prompt_ms=256.0),
+        _call("decode_cpu_busy", {"batch": 1, "ctx": 64}, predicted_ms=960.0, completion_tokens=48),
+        _call("prefill_cpu_busy", {"tokens": 64}, prompt_tokens=64, prompt_ms=384.0),
+        _call("prefill_cpu_twin", {"tokens": 64}, prompt_tokens=64, prompt_ms=640.0),
+    ]
+    for factor in (5.0, 15.0):
+        calls.append(
+            _call(
+                "decode_cpu_twin", {"batch": 1, "ctx": 64}, predicted_ms=480.0 * factor, completion_tokens=48
+            )
+        )
+    return calls
+
+
+def test_crowded_speeds_are_measured_per_kind_of_work_at_each_probes_share() -> None:
+    fit = fit_cpu(_crowded_calls(), threads=2, cores=2)
+    assert fit["crowded_share"] == pytest.approx([0.5, 2 / 3])  # a twin: 2 / (2 x 2); a loop: 2 / 3
+    assert fit["crowded_probes"] == ["cpu_twin", "cpu_busy"]
+    # the twin's decode: the quiet time over the mean of its calls (10x), not their median
+    assert fit["crowded_decode_speed"] == pytest.approx([0.1, 0.5])
+    assert fit["crowded_prefill_speed"] == pytest.approx([0.4, 2 / 3])
+    profile = Profile(fit={"server_profile": {"path": "p.toml", "cpu": fit}})
+    assert term_source(profile, "server", "crowded_decode_speed") == (
+        "measured (server profile p.toml, share 0.50 beside a twin server decoding, "
+        "0.67 beside one busy core, 5 calls)"
+    )
+    # where the threads fit beside a twin and a loop (one thread, two cores), nothing is crowded
+    assert "crowded_share" not in fit_cpu(_crowded_calls(), threads=1, cores=2)
+
+
+def test_calibration_lays_the_crowded_and_displaced_speeds_over_the_server(tmp_path: Path) -> None:
+    path = tmp_path / "server_profile.toml"
+    meta = {**META, "server": {**META["server"], "threads": 2}, "cores": 2}
+    write_server_profile(synthetic_calls() + _crowded_calls() + _displaced_calls(160.0), meta, path)
+    out = tmp_path / "p.toml"
+    calibrate([REFERENCE], out, concurrency=[1], server_profile=path)
+    server, cpu = Profile.load(out).server, tomllib.loads(path.read_text())["cpu"]
+    assert server.crowded_share == pytest.approx([0.5, 2 / 3])
+    assert server.crowded_decode_speed == pytest.approx(cpu["crowded_decode_speed"])
+    assert server.crowded_prefill_speed == pytest.approx(cpu["crowded_prefill_speed"])
+    assert server.crowded_decode_speed[0] < server.crowded_prefill_speed[0] < 1.0
+    # and the displaced speeds, per kind of work
+    assert server.displaced_decode_speed == pytest.approx(cpu["displaced_decode_speed"])
+    assert server.displaced_prefill_speed == pytest.approx(cpu["displaced_prefill_speed"])
+
+
 def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> None:
     bogus = tmp_path / "x.toml"
     bogus.write_text("[server]\nthreads = 1\n")

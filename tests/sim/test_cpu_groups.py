@@ -1,5 +1,5 @@
-"""CPU scheduling groups (sim/entities/cpu.py) and the server's speed when another group takes
-its cores (entities/local_server.py): the rules measured in docs/design.md, "CPU groups"."""
+"""CPU scheduling groups (sim/entities/cpu.py) and the server's speed on the cores they leave it
+(predictors/cpu_speed.py): the rules measured in docs/design.md, "CPU groups"."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import simpy
 
 from agbench.sim.entities.cpu import HARNESS, ProcessorSharingCPU, water_fill
 from agbench.sim.entities.local_server import LocalServer
+from agbench.sim.predictors.cpu_speed import ServerSpeed, server_speed
 from agbench.sim.profiles import ServerProfile, ServerRates
 
 RATES = ServerRates(prefill_tok_s=1000.0, decode_step_s=0.02)
@@ -61,27 +62,92 @@ def test_a_one_thread_server_keeps_its_core_beside_one_tool_but_not_beside_two()
     assert cpu.displaced("server") == pytest.approx(1 / 3)
 
 
-def _server(**settings: object) -> LocalServer:
-    profile = ServerProfile(threads=2, **settings)  # type: ignore[arg-type]
-    return LocalServer(simpy.Environment(), profile, RATES, 1)
+def _speed(allocated: float, displaced: float, **settings: object) -> float:
+    """One factor for decode and prompt work (profiles without per-kind figures)."""
+    speed = server_speed(ServerProfile(threads=2, **settings), allocated, displaced)  # type: ignore[arg-type]
+    assert speed.decode == speed.prefill
+    return speed.decode
 
 
 def test_displaced_speed_is_linear_in_the_displaced_share_up_to_the_measured_point() -> None:
-    server = _server(displaced_speed=0.01, displaced_thread_share=0.5, oversubscribed_efficiency=1.0)
-    assert server._speed_from(2.0, 0.0) == 1.0
-    assert server._speed_from(1.0, 1.0) == pytest.approx(0.01)  # the measured point
-    assert server._speed_from(1.5, 0.5) == pytest.approx(1 - 0.5 * 0.99)  # a tool busy half the time
-    assert server._speed_from(0.5, 1.5) == pytest.approx(0.005)  # beyond it, down to 0
-    assert server._speed_from(0.0, 2.0) == 0.0
+    measured = {"displaced_speed": 0.01, "displaced_thread_share": 0.5, "oversubscribed_efficiency": 1.0}
+    assert _speed(2.0, 0.0, **measured) == 1.0
+    assert _speed(1.0, 1.0, **measured) == pytest.approx(0.01)  # the measured point
+    assert _speed(1.5, 0.5, **measured) == pytest.approx(1 - 0.5 * 0.99)  # a tool busy half the time
+    assert _speed(0.5, 1.5, **measured) == pytest.approx(0.005)  # beyond it, down to 0
+    assert _speed(0.0, 2.0, **measured) == 0.0
 
 
 def test_unmeasured_displacement_slows_the_server_in_proportion() -> None:
-    server = _server(oversubscribed_efficiency=1.0)
-    assert server.settings.displaced_speed is None
-    assert server._speed_from(1.0, 1.0) == pytest.approx(0.5)
+    assert ServerProfile().displaced_speed is None
+    assert _speed(1.0, 1.0, oversubscribed_efficiency=1.0) == pytest.approx(0.5)
 
 
 def test_own_group_shortfall_keeps_the_oversubscription_form() -> None:
-    server = _server(displaced_speed=0.01, oversubscribed_efficiency=0.0)
     share = 4 / 3 / 2
-    assert server._speed_from(4 / 3, 0.0) == pytest.approx(share * share)
+    assert _speed(4 / 3, 0.0, displaced_speed=0.01, oversubscribed_efficiency=0.0) == pytest.approx(
+        share * share
+    )
+
+
+#: A two-thread server measured beside a busy loop (share 2/3) and beside a twin (share 1/2).
+CROWDED = {
+    "crowded_share": [0.5, 2 / 3],
+    "crowded_decode_speed": [0.1, 0.3],
+    "crowded_prefill_speed": [0.4, 0.55],
+}
+
+
+def test_crowded_decode_and_prompt_work_read_their_own_measured_points() -> None:
+    profile = ServerProfile(threads=2, oversubscribed_efficiency=0.0, **CROWDED)  # type: ignore[arg-type]
+    twin = server_speed(profile, 1.0, 0.0)  # two servers of two threads on two cores
+    assert (twin.decode, twin.prefill) == pytest.approx((0.1, 0.4))
+    busy = server_speed(profile, 4 / 3, 0.0)
+    assert (busy.decode, busy.prefill) == pytest.approx((0.3, 0.55))
+    # between the busy point and the full share, linear up to (1, 1)
+    assert server_speed(profile, 5 / 3, 0.0).decode == pytest.approx(0.3 + 0.7 * (5 / 6 - 2 / 3) / (1 / 3))
+    assert server_speed(profile, 2.0, 0.0) == ServerSpeed(1.0, 1.0)
+    # below the lowest point, in proportion to the share
+    assert server_speed(profile, 0.5, 0.0).decode == pytest.approx(0.1 * 0.25 / 0.5)
+    # a table whose lists disagree in length is not read: the one-factor form is
+    broken = ServerProfile(
+        threads=2, oversubscribed_efficiency=0.0, crowded_share=[0.5], crowded_decode_speed=[]
+    )
+    assert server_speed(broken, 1.0, 0.0) == ServerSpeed(0.25, 0.25)
+
+
+def test_displacement_slows_decode_and_prompt_work_by_their_own_measured_speeds() -> None:
+    profile = ServerProfile(
+        threads=2, displaced_speed=0.015, displaced_decode_speed=0.005, displaced_prefill_speed=0.05
+    )
+    speed = server_speed(profile, 1.0, 1.0)
+    assert (speed.decode, speed.prefill) == pytest.approx((0.005, 0.05))
+
+
+def test_a_mixed_batch_slows_by_the_time_weighted_harmonic_mean() -> None:
+    speed = ServerSpeed(decode=0.1, prefill=0.5)
+    # 10 ms of decode step at 0.1 (100 ms) and 40 ms of prompt tokens at 0.5 (80 ms)
+    assert speed.of_batch(0.01, 0.04) == pytest.approx(0.05 / 0.18)
+    assert speed.of_batch(0.0, 0.04) == pytest.approx(0.5)
+    assert speed.of_batch(0.01, 0.0) == pytest.approx(0.1)
+
+
+def _decode_alone_or_beside_a_twin(twin: bool) -> float:
+    """Seconds a 1-token prompt takes to decode 50 tokens on a two-thread server on two cores,
+    alone or while a second such server (the cloud stand-in) decodes as long."""
+    env = simpy.Environment()
+    cpu = ProcessorSharingCPU(env, 2)
+    profile = ServerProfile(threads=2, prefill_scheduling="iterations", **CROWDED)  # type: ignore[arg-type]
+    servers = [LocalServer(env, profile, RATES, 1, cpu=cpu, cpu_consumer=f"server-{i}") for i in range(2)]
+    reqs = [servers[0].submit(("a", 0), "sys", 0, 1, 50)]
+    if twin:
+        reqs.append(servers[1].submit(("b", 0), "sys", 0, 1, 50))
+    env.run(reqs[0].done)
+    return env.now
+
+
+def test_two_servers_decoding_together_each_run_at_the_twin_point() -> None:
+    alone, together = _decode_alone_or_beside_a_twin(False), _decode_alone_or_beside_a_twin(True)
+    assert alone == pytest.approx(1 / 1000 + 50 * 0.02, rel=1e-6)
+    # the one-token prompt at the prompt speed, each decode step at the decode speed
+    assert together == pytest.approx(1 / 1000 / 0.4 + 50 * 0.02 / 0.1, rel=1e-6)

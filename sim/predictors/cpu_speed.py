@@ -1,0 +1,104 @@
+"""How fast a CPU-only server runs on the cores it is given: its decode steps and its prompt
+batches apart.
+
+Why apart: llama.cpp's threads meet at a barrier after every operation, and a decode step is
+hundreds of short operations where a prompt batch is fewer, longer ones. A thread without a
+core stalls its partners at each barrier, so a decode step loses far more than a prompt batch
+when the threads are crowded. Measured here (two threads on two cores, docs/design.md "CPU
+groups"): beside a twin server decoding, decode ran at about 0.1 of its speed alone and a
+prompt at 0.41; beside one busy loop, 0.31 and 0.56. One factor for both, as the simulator had,
+is wrong for one of them whatever its value.
+
+Two ways a server loses cores (entities/cpu.py gives the shares):
+
+* **crowded**: the other members of its own scheduling group (the harness's session: the cloud
+  stand-in, the harness's CPU work) share the cores with it; its threads get ``share`` of a
+  core each. Read from the profile's measured points (``crowded_share``), else from
+  ``oversubscribed_efficiency``'s one-parameter form.
+* **displaced**: another group (a sandboxed tool's session) takes cores its threads would have
+  had; measured at one operating point (``displaced_thread_share``), linear in the displaced
+  share up to it and down to 0 with every thread displaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agbench.sim.profiles import ServerProfile
+
+
+@dataclass(frozen=True)
+class ServerSpeed:
+    """The server's speed now (1 = alone on the cores it asks for), per kind of work."""
+
+    decode: float = 1.0
+    prefill: float = 1.0
+
+    def of_batch(self, decode_s: float, prompt_s: float) -> float:
+        """The speed of one batch whose work alone takes ``decode_s`` (its decode step; 0 in a
+        prompt batch with no sequence decoding, which slows whole as the profile's prompt
+        probes measured it) plus ``prompt_s`` (the rest): each part slows by its own factor,
+        so the batch's speed is the harmonic mean weighted by their times."""
+        if self.decode == self.prefill:
+            return self.decode
+        if self.decode <= 0.0 or self.prefill <= 0.0:
+            return 0.0
+        total = decode_s + prompt_s
+        if total <= 0.0:
+            return self.decode
+        return total / (decode_s / self.decode + prompt_s / self.prefill)
+
+    @property
+    def running(self) -> bool:
+        return self.decode > 0.0 and self.prefill > 0.0
+
+
+def crowded_speed(shares: list[float], speeds: list[float], share: float) -> float:
+    """A measured (share, speed) table read at ``share``: linear between the points and up to
+    (1, 1); below the lowest point, in proportion to the share (an assumption: nothing slower
+    was measured)."""
+    if share >= 1.0:
+        return 1.0
+    xs, ys = [*shares, 1.0], [*speeds, 1.0]
+    if share <= xs[0]:
+        return ys[0] * share / xs[0]
+    i = next(k for k in range(1, len(xs)) if share <= xs[k])
+    return ys[i - 1] + (ys[i] - ys[i - 1]) * (share - xs[i - 1]) / (xs[i] - xs[i - 1])
+
+
+def _displaced_factor(s: ServerProfile, measured: float | None, displaced_share: float) -> float:
+    x, x1 = displaced_share, s.displaced_thread_share
+    s1 = measured if measured is not None else s.displaced_speed
+    assert s1 is not None
+    if x <= x1:
+        return 1.0 - x / x1 * (1.0 - s1)
+    return s1 * (1.0 - x) / (1.0 - x1) if x1 < 1.0 else s1
+
+
+def server_speed(s: ServerProfile, allocated: float, displaced: float) -> ServerSpeed:
+    """The server's speed on ``allocated`` cores, ``displaced`` more taken by other groups."""
+    threads = float(s.threads)
+    if threads <= 0:
+        return ServerSpeed()
+    share = min(1.0, (allocated + displaced) / threads)
+    measured = s.crowded_share and len(s.crowded_share) == len(s.crowded_decode_speed) == len(
+        s.crowded_prefill_speed
+    )
+    if measured:
+        decode = crowded_speed(s.crowded_share, s.crowded_decode_speed, share)
+        prefill = crowded_speed(s.crowded_share, s.crowded_prefill_speed, share)
+    else:  # one factor for both: share (1 - (1 - e)(1 - share))
+        decode = prefill = share * (1.0 - (1.0 - s.oversubscribed_efficiency) * (1.0 - share))
+    if displaced <= 0.0:
+        return ServerSpeed(decode, prefill)
+    if s.displaced_speed is None:  # not measured: in proportion to the cores kept
+        kept = allocated / (allocated + displaced)
+        return ServerSpeed(decode * kept, prefill * kept)
+    x = min(1.0, displaced / threads)
+    return ServerSpeed(
+        decode * _displaced_factor(s, s.displaced_decode_speed, x),
+        prefill * _displaced_factor(s, s.displaced_prefill_speed, x),
+    )
+
+
+__all__ = ["ServerSpeed", "crowded_speed", "server_speed"]

@@ -1,0 +1,86 @@
+"""``agbench profile-server``'s twin probe against two real llama-servers: the profiled server
+decodes and reads prompts while a second one of the same settings decodes without a pause."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agbench.config import ServerSettings
+from agbench.live.load import profile
+from agbench.live.load.profile import (
+    DECODE_TOKENS,
+    DISPLACED_CONTEXT,
+    TWIN_REPEATS,
+    ProfileOptions,
+    Profiler,
+    needs_twin,
+)
+from agbench.live.providers.chat_result import ChatResult
+from agbench.live.providers.openai_compatible import ChatClient
+from agbench.live.serving.llama_server import ManagedServer
+from agbench.live.trajectories.sizing import CounterCache
+
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
+
+class CountingClient(ChatClient):
+    """A real client that also records when each of its calls ran (the twin's)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.spans: list[tuple[float, float]] = []
+
+    async def chat(self, *args: Any, **kwargs: Any) -> ChatResult:
+        t0 = time.time()
+        try:
+            return await super().chat(*args, **kwargs)
+        finally:  # the last one is cancelled when the probe is done
+            self.spans.append((t0, time.time()))
+
+
+def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path) -> None:
+    settings = ServerSettings(n_ctx=1024, n_parallel=1, threads=1)
+    options = ProfileOptions(out=tmp_path, server=settings, repeats=1, quiet=True)
+
+    async def probe(main: ManagedServer, twin: ManagedServer) -> tuple[Profiler, CountingClient]:
+        counters = CounterCache()
+        client = ChatClient(main.url, main.alias, max_retries=0)
+        twin_client = CountingClient(twin.url, twin.alias, max_retries=0)
+        try:
+            profiler = Profiler(options, client, await counters.counter(main.url))
+            await profiler.cpu_twin(twin_client)
+            return profiler, twin_client
+        finally:
+            await client.aclose()
+            await twin_client.aclose()
+            await counters.aclose()
+
+    with ManagedServer(settings) as main, ManagedServer(settings) as twin:
+        profiler, twin_client = asyncio.run(probe(main, twin))
+    decode = [c for c in profiler.calls if c.probe == "decode_cpu_twin"]
+    prefill = [c for c in profiler.calls if c.probe == "prefill_cpu_twin"]
+    # as many calls as TWIN_REPEATS whatever --repeats, keyed as the quiet probes are
+    assert len(decode) == len(prefill) == TWIN_REPEATS
+    assert all(c.completion_tokens == DECODE_TOKENS and c.params["ctx"] == DISPLACED_CONTEXT for c in decode)
+    assert all(c.params["tokens"] == DISPLACED_CONTEXT and c.prompt_tokens > c.cached_tokens for c in prefill)
+    assert all(c.predicted_ms and c.prompt_ms for c in decode + prefill)
+    # the twin was decoding all the while: every measured call lies inside its requests' spans
+    start, end = twin_client.spans[0][0], twin_client.spans[-1][1]
+    assert all(start <= c.t_start and c.t_start + c.total_s <= end for c in decode + prefill)
+    assert all(b[0] - a[1] < 0.5 for a, b in zip(twin_client.spans, twin_client.spans[1:], strict=False))
+
+
+def test_the_twin_probe_runs_only_where_two_servers_threads_overfill_the_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(profile, "available_cores", lambda: 2)
+    assert needs_twin(ProfileOptions(out=Path("."), server=ServerSettings(threads=2)))
+    assert not needs_twin(ProfileOptions(out=Path("."), server=ServerSettings(threads=1)))
+    # a twin of a server it did not start cannot be made
+    external = ProfileOptions(out=Path("."), server=ServerSettings(threads=2), local_url="http://127.0.0.1:1")
+    assert not needs_twin(external)

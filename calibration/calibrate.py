@@ -19,7 +19,7 @@ import tomli_w
 from agbench.attempt import Endpoint
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
-from agbench.calibration.run_drift import run_drift
+from agbench.calibration.run_drift import run_drift, run_level
 from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
 from agbench.calibration.server_preset import SETTING_KEYS, server_table
 from agbench.calibration.server_profile import (
@@ -35,6 +35,7 @@ from agbench.calibration.usage_fit import fit_behaviour, fit_cloud, fit_tools
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.sim.profiles import Profile
+from agbench.sim.uncertainty import RATE_FIELDS, scaled_rates
 
 log = logging.getLogger(__name__)
 
@@ -202,6 +203,16 @@ def _settings_mismatch(profiled: dict[str, Any], run: dict[str, Any]) -> list[st
     return out
 
 
+def level_rates(rates: dict[str, Any], level: dict[str, float]) -> dict[str, Any]:
+    """The profile's rates moved to the run's level, their sources saying so."""
+    out = scaled_rates(rates, level["decode"], level["prefill"])
+    note = f"; level x{level['decode']:.3f} decode, x{level['prefill']:.3f} prompt work from the run's C = 1 calls"
+    out["sources"] = {
+        k: f"{v}{note}" if k in RATE_FIELDS else v for k, v in dict(rates.get("sources", {})).items()
+    }
+    return out
+
+
 def calibrate(
     run_dirs: list[Path],
     output: Path,
@@ -218,7 +229,12 @@ def calibrate(
     if server_profile is not None:
         overlay = lay_server_profile(overlay, server_profile)
         rates = measured_server_rates(overlay["server"]["rates"])
-        overlay["fit"]["server_profile"]["run_drift"] = run_drift(traces.tables["model_calls"], rates)
+        drift = run_drift(traces.tables["model_calls"], rates)
+        overlay["fit"]["server_profile"]["run_drift"] = drift
+        level = run_level(drift)
+        if level:  # the profile's shape at the run's speed (run_drift.run_level)
+            overlay["fit"]["server_profile"]["run_level"] = level
+            overlay["server"]["rates"] = level_rates(overlay["server"]["rates"], level)
         Profile.from_dict(overlay, "calibrated profile")  # schema check
     output.parent.mkdir(parents=True, exist_ok=True)
     try:

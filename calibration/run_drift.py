@@ -11,8 +11,10 @@ median log ratio; and over the configurations, their root mean square about zero
 configuration's server speed is from the profile's, bias included) and their mean (the bias
 alone, reported).
 
-A held-out configuration is recorded the same way, so its server is off the profile by about
-as much: ``sim/uncertainty.rate_draws`` draws the rates with the larger of the two spreads.
+The mean offset (the bias) sets the level of the calibrated rates (:func:`run_level`): the run's
+server was that much faster or slower than its profile. A held-out configuration is recorded
+the same way, so its server is off that level by about as much as the fitted ones spread about
+it: ``sim/uncertainty.rate_draws`` draws the rates with the larger of the two spreads.
 """
 
 from __future__ import annotations
@@ -69,6 +71,25 @@ def run_drift(calls: pd.DataFrame, rates: ServerRates) -> dict[str, Any]:
     }
 
 
+def run_level(drift: dict[str, Any]) -> dict[str, float]:
+    """How much slower than its profile the server ran in the calibration run, per kind of
+    work: ``exp`` of the mean offset (``{"decode", "prefill"}``; 1 where it is not known).
+
+    The profile is the server's shape (batch sizes, contexts, crowding), measured in minutes
+    at one time; the run is recorded at another, and this machine's speed drifts by more than
+    the targets between the two (dev-t2: its C = 1 decode 21 % faster than a profile recorded
+    seven hours later). The run's own C = 1 calls say how fast the server was while the sweep
+    ran, so calibration moves the profile's rates there; empty when neither offset is known."""
+    out: dict[str, float] = {}
+    for kind in ("decode", "prefill"):
+        bias = drift.get(f"{kind}_bias")
+        if isinstance(bias, int | float) and math.isfinite(bias):
+            out[kind] = math.exp(float(bias))
+    if not out:
+        return {}
+    return {"decode": out.get("decode", 1.0), "prefill": out.get("prefill", 1.0)}
+
+
 def _spread(by_config: dict[tuple[str, str], list[float]]) -> tuple[float, float]:
     """(RMS about zero, mean) of the configurations' median log ratios; NaN with too few."""
     medians = [float(np.median(v)) for v in by_config.values() if v]
@@ -86,4 +107,4 @@ def _num(value: Any) -> float:
     return v if math.isfinite(v) else 0.0
 
 
-__all__ = ["MIN_CONFIGURATIONS", "MIN_PREFILL_TOKENS", "run_drift"]
+__all__ = ["MIN_CONFIGURATIONS", "MIN_PREFILL_TOKENS", "run_drift", "run_level"]

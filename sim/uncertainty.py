@@ -121,6 +121,7 @@ DECODE_FIELDS = (
 )
 PREFILL_FIELDS = ("prefill_tok_s",)
 MASKED_FIELDS = ("prefill_masked_batch_s_per_k", "prefill_masked_token_s_per_k", "prefill_batch_s")
+RATE_FIELDS = (*DECODE_FIELDS, *PREFILL_FIELDS, *MASKED_FIELDS)
 
 
 def has_bootstrap(fit: dict[str, Any]) -> bool:
@@ -140,26 +141,48 @@ def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str,
     # The larger of two measured spreads: the profile's repetitions minutes apart, and how far
     # the calibration run's configurations landed from the profile (calibration/run_drift.py);
     # the second holds most of the first, so they are not added.
+    # Where calibration set the rates' level from the run's own C = 1 calls (``run_level``),
+    # every draw is moved there too, and the run's spread is taken about that level (the
+    # configurations' spread less their mean offset: RMS^2 - bias^2), not about the profile.
     noise, drift = source.get("noise", {}), source.get("run_drift", {})
-    sd_decode = max(_finite(noise.get("decode_rel_sd")), _finite(drift.get("decode_rel_sd")))
-    sd_prefill = max(_finite(noise.get("prefill_rel_sd")), _finite(drift.get("prefill_rel_sd")))
+    level = source.get("run_level", {})
+    run_d, run_p = _finite(drift.get("decode_rel_sd")), _finite(drift.get("prefill_rel_sd"))
+    if level:
+        run_d = _about(run_d, drift.get("decode_bias"))
+        run_p = _about(run_p, drift.get("prefill_bias"))
+    sd_decode = max(_finite(noise.get("decode_rel_sd")), run_d)
+    sd_prefill = max(_finite(noise.get("prefill_rel_sd")), run_p)
+    level_d, level_p = float(level.get("decode", 1.0)), float(level.get("prefill", 1.0))
     rng = np.random.default_rng(seed)
     out: list[dict[str, Any]] = []
     for i in range(draws):
-        rates = {k: _scaled(v, 1.0) for k, v in boot[i % len(boot)].items()}
         slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
         slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
-        for k in DECODE_FIELDS:
-            if k in rates:
-                rates[k] = _scaled(rates[k], slow_d)
-        for k in PREFILL_FIELDS:
-            if k in rates:
-                rates[k] = _scaled(rates[k], 1.0 / slow_p)
-        for k in MASKED_FIELDS:
-            if k in rates:
-                rates[k] = _scaled(rates[k], slow_p)
-        out.append(rates)
+        out.append(scaled_rates(boot[i % len(boot)], level_d * slow_d, level_p * slow_p))
     return out
+
+
+def scaled_rates(rates: dict[str, Any], decode: float, prefill: float) -> dict[str, Any]:
+    """A server rate table with its decode work ``decode`` times slower and its prompt work
+    (per-token rate, fixed part, masked cells) ``prefill`` times slower; batch sizes, sources
+    and every other key as they were."""
+    out = {k: _scaled(v, 1.0) if k in RATE_FIELDS else v for k, v in rates.items()}
+    for k in DECODE_FIELDS:
+        if k in out:
+            out[k] = _scaled(out[k], decode)
+    for k in PREFILL_FIELDS:
+        if k in out:
+            out[k] = _scaled(out[k], 1.0 / prefill)
+    for k in MASKED_FIELDS:
+        if k in out:
+            out[k] = _scaled(out[k], prefill)
+    return out
+
+
+def _about(rms: float, bias: Any) -> float:
+    """The spread about the mean from the RMS about zero and the mean (log units)."""
+    b = _finite(abs(float(bias))) if isinstance(bias, int | float) and math.isfinite(bias) else 0.0
+    return math.sqrt(max(0.0, rms * rms - b * b))
 
 
 def _scaled(value: Any, factor: float) -> Any:
@@ -196,5 +219,6 @@ __all__ = [
     "profile_overlays",
     "rate_draws",
     "read_uncertainty",
+    "scaled_rates",
     "stated_values",
 ]

@@ -243,6 +243,10 @@ def term_source(profile: Profile, table: str, field: str) -> str:
         ranges = measured.get("ranges", {})
         span = ranges.get("masked_cells") if "masked" in field else None
         where = f", masked cells {span[0]:,.0f}-{span[1]:,.0f}" if span and len(span) == 2 else ""
+        level = measured.get("run_level", {})
+        if level and field != "restore_s_per_k_tokens":
+            kind = "decode" if field.startswith("decode") else "prefill"
+            where += f"; x{level.get(kind, 1.0):.3f}: the run's C = 1 calls' level"
         return f"measured (server profile {measured.get('path', '')}{where})"
     cpu = measured.get("cpu", {})
     if field == "oversubscribed_efficiency" and "oversubscribed_efficiency" in cpu:

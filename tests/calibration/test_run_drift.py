@@ -8,7 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from agbench.calibration.run_drift import run_drift
+from agbench.calibration.calibrate import level_rates
+from agbench.calibration.run_drift import run_drift, run_level
 from agbench.sim.profiles import ServerRates
 from agbench.sim.uncertainty import rate_draws
 
@@ -67,3 +68,50 @@ def test_draws_take_the_larger_of_the_two_spreads() -> None:
     assert drifted == pytest.approx(0.2, rel=0.15)
     assert spread({"decode_rel_sd": 0.2}, {"decode_rel_sd": 0.02}) == pytest.approx(drifted)
     assert spread({"decode_rel_sd": 0.02}, {"decode_rel_sd": float("nan")}) == pytest.approx(quiet)
+
+
+def test_the_run_level_is_the_mean_offset_per_kind_of_work() -> None:
+    rows = [_call("LO", 0.8), _call("HLL", 0.8), _call("HCL", 0.8, run="r2")]
+    level = run_level(run_drift(pd.DataFrame(rows), RATES))
+    assert level == pytest.approx({"decode": 0.8, "prefill": 0.8})
+    # one configuration: no offset known, no level
+    assert run_level(run_drift(pd.DataFrame([_call("LO", 0.8)]), RATES)) == {}
+
+
+def test_calibrated_rates_move_to_the_run_level_and_say_so() -> None:
+    rates = {
+        "decode_step_s": 0.02,
+        "decode_table_batch": [1, 2],
+        "decode_table_step_s": [0.01, 0.02],
+        "prefill_tok_s": 200.0,
+        "prefill_batch_s": 0.03,
+        "restore_s_per_k_tokens": 0.5,
+        "sources": {"decode_step_s": "measured (p.toml)", "restore_s_per_k_tokens": "measured (p.toml)"},
+    }
+    out = level_rates(rates, {"decode": 0.8, "prefill": 1.25})
+    assert out["decode_step_s"] == pytest.approx(0.016)
+    assert out["decode_table_step_s"] == pytest.approx([0.008, 0.016])
+    assert out["decode_table_batch"] == [1, 2]  # batch sizes are not rates
+    assert out["prefill_tok_s"] == pytest.approx(160.0)  # prompt work 1.25x slower
+    assert out["prefill_batch_s"] == pytest.approx(0.0375)
+    assert out["restore_s_per_k_tokens"] == 0.5  # not prompt work
+    assert out["sources"]["decode_step_s"].endswith(
+        "x0.800 decode, x1.250 prompt work from the run's C = 1 calls"
+    )
+    assert out["sources"]["restore_s_per_k_tokens"] == "measured (p.toml)"
+
+
+def test_draws_centre_on_the_run_level_and_spread_about_it() -> None:
+    boot = [{"decode_step_s": 0.02, "prefill_tok_s": 200.0}]
+    bias, rms = math.log(0.8), 0.25  # the configurations' spread about their mean: 0.25^2 - bias^2
+    fit = {
+        "server_profile": {
+            "bootstrap": boot,
+            "noise": {"decode_rel_sd": 0.01},
+            "run_drift": {"decode_rel_sd": rms, "decode_bias": bias},
+            "run_level": {"decode": 0.8, "prefill": 1.0},
+        }
+    }
+    logs = pd.Series([math.log(d["decode_step_s"] / 0.02) for d in rate_draws(fit, 400, seed=1)])
+    assert logs.mean() == pytest.approx(bias, abs=0.02)
+    assert logs.std() == pytest.approx(math.sqrt(rms**2 - bias**2), rel=0.15)

@@ -263,7 +263,10 @@ def test_calibrating_on_a_profile_takes_its_rates_and_keeps_its_ranges(tmp_path:
     out = calibrate([REFERENCE], tmp_path / "p.toml", concurrency=[1], server_profile=server_profile)
     data = tomllib.loads(out.read_text())
     rates = data["server"]["rates"]
-    assert rates["decode_step_s"] == pytest.approx(TRUE.decode_step_s, rel=0.02)
+    # the profile's rates, at the level the run's own C = 1 calls ran at (run_drift.run_level)
+    level = data["fit"]["server_profile"]["run_level"]
+    assert rates["decode_step_s"] == pytest.approx(TRUE.decode_step_s * level["decode"], rel=0.02)
+    assert rates["prefill_tok_s"] == pytest.approx(TRUE.prefill_tok_s / level["prefill"], rel=0.02)
     assert rates["source"] == "measured"
     assert "server profile" in rates["sources"]["prefill_tok_s"]
     assert data["fit"]["concurrency"] == [1]

@@ -4,10 +4,12 @@ batches apart.
 Why apart: llama.cpp's threads meet at a barrier after every operation, and a decode step is
 hundreds of short operations where a prompt batch is fewer, longer ones. A thread without a
 core stalls its partners at each barrier, so a decode step loses far more than a prompt batch
-when the threads are crowded. Measured here (two threads on two cores, docs/design.md "CPU
-groups"): beside a twin server decoding, decode ran at about 0.1 of its speed alone and a
-prompt at 0.41; beside one busy loop, 0.31 and 0.56. One factor for both, as the simulator had,
-is wrong for one of them whatever its value.
+when the threads are crowded. Measured here (two threads on two cores, docs/design.md
+"Crowded threads"): beside one busy loop, decode ran at 0.31 of its speed alone and a prompt at
+0.46; beside a twin server decoding, 0.09 and 0.11. One factor for both, as the simulator had,
+is wrong for one of them whatever its value. Not modelled: what the crowding work is (a prompt
+beside a twin *reading prompts* ran at 0.41) and the prompt's length (beside a decoding twin,
+0.14 for 149 tokens, 0.35 for 1,392): the table is one point per probe.
 
 Two ways a server loses cores (entities/cpu.py gives the shares):
 

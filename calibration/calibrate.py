@@ -17,13 +17,13 @@ from typing import Any
 import tomli_w
 
 from agbench.attempt import Endpoint
+from agbench.calibration.cpu_fit import CROWDED_KEYS
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
 from agbench.calibration.run_drift import run_drift, run_level
 from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
 from agbench.calibration.server_preset import SETTING_KEYS, server_table
 from agbench.calibration.server_profile import (
-    CROWDED_KEYS,
     MEASURED_RATES,
     load_server_profile,
     measured_ranges,

@@ -4,7 +4,7 @@ Every coefficient the simulator's ``ServerRates`` integrates is fitted here from
 under controlled conditions (live/load/profile.py), never from an agent run: the decode step by
 batch size and KV tokens, the prefill rate by context, the masked-cell cost of a unified pool
 (cells held by background sequences), the prompt-cache restore time and the slowdown while a
-busy loop holds a core. Each fit keeps its data range and its error, so a prediction that
+busy loop holds a core (the last in cpu_fit.py). Each fit keeps its data range and its error, so a prediction that
 leaves the measured range can be flagged (``out_of_range``) and an interval can be drawn from
 the residuals (``residual_spread``).
 
@@ -24,10 +24,11 @@ from typing import Any
 import numpy as np
 import tomli_w
 
+from agbench.calibration.cpu_fit import fit_cpu
 from agbench.calibration.fitting import robust_nonneg_fit
+from agbench.calibration.profile_calls import probe_rows, value_span
 from agbench.errors import AgbenchError
 from agbench.load import PROFILE_CALLS_FILE
-from agbench.sim.entities.cpu import water_fill
 from agbench.sim.profiles import ServerRates, load_toml
 
 #: ServerRates fields a profile measures (laid over a calibrated profile by ``--server-profile``).
@@ -61,15 +62,6 @@ def rate_value(value: Any) -> float | list[float]:
     return [float(v) for v in value] if isinstance(value, list | tuple) else float(value)
 
 
-def _rows(calls: list[dict[str, Any]], *probes: str) -> list[dict[str, Any]]:
-    return [c for c in calls if c["probe"] in probes and not c.get("error_class")]
-
-
-def _span(values: Any) -> list[float]:
-    v = [float(x) for x in values]
-    return [min(v), max(v)] if v else []
-
-
 def _errors(pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
     rel = np.abs(pred - y) / np.maximum(np.abs(y), 1e-12)
     signed = (y - pred) / np.maximum(np.abs(pred), 1e-12)
@@ -89,7 +81,7 @@ def fit_decode(calls: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
     batches of two or more, so no line through every size fits both ends.
     ``decode_step_s + decode_step_per_seq_s (b - 1)`` is the line through those coefficients
     (for sizes past the last measured one, and the summaries)."""
-    rows = [r for r in _rows(calls, "decode") if r["completion_tokens"] >= 4 and r["predicted_ms"]]
+    rows = [r for r in probe_rows(calls, "decode") if r["completion_tokens"] >= 4 and r["predicted_ms"]]
     if len(rows) < 3:
         raise AgbenchError(f"profile: {len(rows)} decode calls, too few to fit the decode step")
     b, ctx, tau = _decode_points(rows)
@@ -122,7 +114,7 @@ def fit_decode(calls: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
         rates["decode_table_batch"] = sizes
         rates["decode_table_step_s"] = [float(x) for x in steps]
         rates["decode_table_per_kv_token_s"] = [float(x) for x in slopes]
-    fit = {"samples": len(rows), "batch": _span(b), "kv_tokens": _span(kv), **_errors(pred, tau)}
+    fit = {"samples": len(rows), "batch": value_span(b), "kv_tokens": value_span(kv), **_errors(pred, tau)}
     return rates, fit
 
 
@@ -145,7 +137,9 @@ def _decode_points(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, 
 
 def _prefill_rows(calls: list[dict[str, Any]], *probes: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = [
-        r for r in _rows(calls, *probes) if r["prompt_ms"] and r["prompt_tokens"] - r["cached_tokens"] >= 16
+        r
+        for r in probe_rows(calls, *probes)
+        if r["prompt_ms"] and r["prompt_tokens"] - r["cached_tokens"] >= 16
     ]
     n = np.array([r["prompt_tokens"] - r["cached_tokens"] for r in rows], float)
     ctx = np.array([r["cached_tokens"] for r in rows], float) + n / 2.0
@@ -176,8 +170,8 @@ def fit_prefill(calls: list[dict[str, Any]], n_batch: int = 512) -> tuple[dict[s
     rates = {"prefill_tok_s": 1.0 / a, "prefill_ctx_slowdown_per_k": 1000.0 * b / a, "prefill_batch_s": fixed}
     fit = {
         "samples": len(n),
-        "prompt_tokens": _span(n),
-        "context": _span(ctx),
+        "prompt_tokens": value_span(n),
+        "context": value_span(ctx),
         **_errors(design @ coef, per_token),
     }
     return rates, fit
@@ -205,10 +199,10 @@ def fit_masked(
 
     The probe's batches also carry the backgrounds' decode tokens (llama.cpp's continuous
     batching): their step time, from the decode fit, is taken out first."""
-    probes = _rows(calls, "masked")
+    probes = probe_rows(calls, "masked")
     if not probes:
         return {}, {"samples": 0, "note": "not measured (per-slot pool, or one slot)"}
-    bgs = _rows(calls, "masked_background")
+    bgs = probe_rows(calls, "masked_background")
     r = measured_server_rates(rates)
     x_batch, x_token, extra, cells_seen, tokens_seen = [], [], [], [], []
     for p in probes:
@@ -235,8 +229,8 @@ def fit_masked(
     pred = design @ coef
     fit = {
         "samples": len(y),
-        "masked_cells": _span(cells_seen),
-        "prompt_tokens": _span(tokens_seen),
+        "masked_cells": value_span(cells_seen),
+        "prompt_tokens": value_span(tokens_seen),
         "mean_abs_error_s": float(np.mean(np.abs(pred - y))),
         "mean_extra_s": float(np.mean(y)),
     }
@@ -255,7 +249,7 @@ def _overhead(rows: list[dict[str, Any]]) -> float:
 def fit_restore(calls: list[dict[str, Any]]) -> dict[str, Any]:
     """Restore time per 1,000 cached tokens: a restored follow-up's wait before its prompt
     work, less a fresh request's (the HTTP and template time both have)."""
-    restored, fresh = _rows(calls, "restore"), _rows(calls, "restore_fresh")
+    restored, fresh = probe_rows(calls, "restore"), probe_rows(calls, "restore_fresh")
     hit = [r for r in restored if r["cached_tokens"] > 0]
     if not hit or not fresh:
         return {"samples": len(hit), "note": "no restored follow-up measured"}
@@ -268,119 +262,6 @@ def fit_restore(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "restore_s_per_k_tokens": max(0.0, extra) / tokens * 1000.0 if tokens > 0 else 0.0,
         "cached_fraction": float(np.mean([r["cached_tokens"] / r["prompt_tokens"] for r in hit])),
     }
-
-
-def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str, value: Any) -> float:
-    """Quiet time over busy time for matching calls (1: no slowdown): the quiet calls' median,
-    the busy ones' mean. A crowded server's time per token swings several-fold from one call to
-    the next (measured beside a twin: 45-298 ms a token in one run), and what a run's length
-    adds up is the mean time, not the median."""
-
-    def per_unit(rows: list[dict[str, Any]], average: Any = np.median) -> dict[Any, float]:
-        out: dict[Any, list[float]] = {}
-        for r in rows:
-            if r["params"].get("batch", 1) != 1:
-                continue
-            if key == "decode" and r["predicted_ms"] and r["completion_tokens"]:
-                out.setdefault(r["params"]["ctx"], []).append(r["predicted_ms"] / r["completion_tokens"])
-            elif key == "prefill" and r["prompt_ms"]:
-                n = r["prompt_tokens"] - r["cached_tokens"]
-                out.setdefault(r["params"]["tokens"], []).append(r["prompt_ms"] / max(1, n))
-        return {k: float(average(v)) for k, v in out.items()}
-
-    quiet, busy = per_unit(_rows(calls, quiet_probe)), per_unit(_rows(calls, busy_probe), np.mean)
-    ratios = [quiet[k] / busy[k] for k in quiet if k in busy and busy[k] > 0]
-    return float(np.median(ratios)) if ratios else value
-
-
-def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
-    """The server's speed with one core busy, and ``oversubscribed_efficiency`` where the
-    simulator's processor sharing gives the threads less than a core each: speed =
-    share (1 - (1 - e)(1 - share)) with share = cores / (threads + 1)."""
-    decode = _speed(calls, "decode", "decode_cpu_busy", "decode", math.nan)
-    prefill = _speed(calls, "prefill", "prefill_cpu_busy", "prefill", math.nan)
-    out: dict[str, Any] = {
-        "cores": cores,
-        "threads": threads,
-        "busy_core_decode_speed": decode,
-        "busy_core_prefill_speed": prefill,
-    }
-    share = min(1.0, cores / (threads + 1.0))
-    speeds = [s for s in (decode, prefill) if math.isfinite(s)]
-    # the data the efficiency rests on: one operating point (the share the threads get beside
-    # one busy core), the speeds measured there and the calls behind them
-    out["share"] = share
-    out["samples"] = len(_rows(calls, "decode_cpu_busy", "prefill_cpu_busy"))
-    if speeds:
-        out["speed_range"] = _span(speeds)
-    if share < 1.0 and speeds:
-        speed = float(np.mean(speeds))
-        e = 1.0 - (1.0 - min(speed / share, 1.0)) / (1.0 - share)
-        out["oversubscribed_efficiency"] = float(min(1.0, max(0.0, e)))
-        if e < 0.0:
-            out["note"] = (
-                f"measured speed {speed:.3f} is below the form's floor share**2 = {share**2:.3f}: "
-                "oversubscribed_efficiency held at 0, the slowest the simulator's form allows"
-            )
-    else:
-        out["note"] = (
-            "the threads fit beside the busy core: the simulator's processor sharing gives them a "
-            "full share, so oversubscribed_efficiency is not measured by this probe"
-        )
-    out.update(fit_displaced(calls, threads, cores))
-    out.update(fit_crowded(calls, threads, cores))
-    return out
-
-
-#: The crowded-speed table's keys, as the fit writes them and the simulator reads them.
-CROWDED_KEYS = ("crowded_share", "crowded_decode_speed", "crowded_prefill_speed")
-
-
-def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
-    """The server's decode and prompt speeds where its own group crowds its threads, one point
-    per probe that ran with the threads short of a core each: beside the twin server (share
-    cores / (2 x threads)) and beside the busy loop (cores / (threads + 1)), by share. Decode
-    and prompt work apart: their slowdowns differ several-fold (sim/predictors/cpu_speed.py)."""
-    points: list[tuple[float, float, float, str]] = []
-    for probe, share in (("cpu_twin", cores / (2.0 * threads)), ("cpu_busy", cores / (threads + 1.0))):
-        decode = _speed(calls, "decode", f"decode_{probe}", "decode", math.nan)
-        prefill = _speed(calls, "prefill", f"prefill_{probe}", "prefill", math.nan)
-        if share < 1.0 and all(math.isfinite(v) and v > 0 for v in (decode, prefill)):
-            points.append((share, min(1.0, decode), min(1.0, prefill), probe))
-    if not points:
-        return {}
-    points.sort()
-    return {
-        "crowded_share": [p[0] for p in points],
-        "crowded_decode_speed": [p[1] for p in points],
-        "crowded_prefill_speed": [p[2] for p in points],
-        "crowded_probes": [p[3] for p in points],
-        "crowded_samples": len(
-            _rows(calls, "decode_cpu_twin", "prefill_cpu_twin", "decode_cpu_busy", "prefill_cpu_busy")
-        ),
-    }
-
-
-def fit_displaced(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
-    """The server's speed while a busy loop in a session of its own takes cores from its
-    threads (``displaced_speed``), and the share of its threads it displaced there (what the
-    simulator's groups give: entities/cpu.py); empty where the probe did not run."""
-    decode = _speed(calls, "decode", "decode_cpu_displaced", "decode", math.nan)
-    prefill = _speed(calls, "prefill", "prefill_cpu_displaced", "prefill", math.nan)
-    speeds = [s for s in (decode, prefill) if math.isfinite(s) and s > 0]
-    if not speeds:
-        return {}
-    kept = water_fill({"server": float(threads), "busy loop": 1.0}, float(cores))["server"]
-    displaced = (min(float(threads), float(cores)) - kept) / threads
-    out: dict[str, Any] = {
-        "displaced_decode_speed": decode,
-        "displaced_prefill_speed": prefill,
-        "displaced_samples": len(_rows(calls, "decode_cpu_displaced", "prefill_cpu_displaced")),
-    }
-    if displaced > 0:
-        out["displaced_speed"] = float(min(1.0, np.exp(np.mean(np.log(speeds)))))
-        out["displaced_thread_share"] = float(displaced)
-    return out
 
 
 def fit_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
@@ -479,9 +360,7 @@ def measured_ranges(profile: dict[str, Any]) -> dict[str, list[float]]:
 
 
 __all__ = [
-    "CROWDED_KEYS",
     "MEASURED_RATES",
-    "fit_crowded",
     "fit_server_profile",
     "load_server_profile",
     "measured_ranges",
@@ -542,7 +421,7 @@ def repeat_drift(calls: list[dict[str, Any]]) -> dict[str, float]:
         return float(np.sqrt(np.mean(np.square(logs)))) if logs else math.nan
 
     decode = spread(
-        _rows(calls, "decode"),
+        probe_rows(calls, "decode"),
         ("batch", "ctx"),
         lambda r: (
             r["predicted_ms"] / r["completion_tokens"]
@@ -551,7 +430,7 @@ def repeat_drift(calls: list[dict[str, Any]]) -> dict[str, float]:
         ),
     )
     prefill = spread(
-        _rows(calls, "prefill"),
+        probe_rows(calls, "prefill"),
         ("tokens",),
         lambda r: (
             r["prompt_ms"] / max(1, r["prompt_tokens"] - r["cached_tokens"]) if r["prompt_ms"] else None

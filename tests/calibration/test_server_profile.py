@@ -20,9 +20,9 @@ import pytest
 import tomli_w
 
 from agbench.calibration import calibrate
+from agbench.calibration.cpu_fit import fit_cpu
 from agbench.calibration.intervals import rate_draws
 from agbench.calibration.server_profile import (
-    fit_cpu,
     fit_server_profile,
     refit_server_profile,
     write_server_profile,

@@ -1,0 +1,134 @@
+"""The server's speed on crowded cores, fitted from ``agbench profile-server``'s CPU probes.
+
+The probes (live/load/profile.py) run decode and prompt calls again beside a busy loop in the
+server's session, beside one in a session of its own (a sandboxed tool's), and beside a twin
+server; each speed is the quiet calls' time over the slowed ones'. What the simulator does with
+them: sim/predictors/cpu_speed.py; why decode and prompt work are kept apart: docs/design.md,
+"Crowded threads".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from agbench.calibration.profile_calls import probe_rows, value_span
+from agbench.sim.entities.cpu import water_fill
+
+
+def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str, value: Any) -> float:
+    """Quiet time over busy time for matching calls (1: no slowdown): the quiet calls' median,
+    the busy ones' mean. A crowded server's time per token swings several-fold from one call to
+    the next (measured beside a twin: 45-298 ms a token in one run), and what a run's length
+    adds up is the mean time, not the median."""
+
+    def per_unit(rows: list[dict[str, Any]], average: Any = np.median) -> dict[Any, float]:
+        out: dict[Any, list[float]] = {}
+        for r in rows:
+            if r["params"].get("batch", 1) != 1:
+                continue
+            if key == "decode" and r["predicted_ms"] and r["completion_tokens"]:
+                out.setdefault(r["params"]["ctx"], []).append(r["predicted_ms"] / r["completion_tokens"])
+            elif key == "prefill" and r["prompt_ms"]:
+                n = r["prompt_tokens"] - r["cached_tokens"]
+                out.setdefault(r["params"]["tokens"], []).append(r["prompt_ms"] / max(1, n))
+        return {k: float(average(v)) for k, v in out.items()}
+
+    quiet, busy = per_unit(probe_rows(calls, quiet_probe)), per_unit(probe_rows(calls, busy_probe), np.mean)
+    ratios = [quiet[k] / busy[k] for k in quiet if k in busy and busy[k] > 0]
+    return float(np.median(ratios)) if ratios else value
+
+
+def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+    """The server's speed with one core busy, and ``oversubscribed_efficiency`` where the
+    simulator's processor sharing gives the threads less than a core each: speed =
+    share (1 - (1 - e)(1 - share)) with share = cores / (threads + 1)."""
+    decode = _speed(calls, "decode", "decode_cpu_busy", "decode", math.nan)
+    prefill = _speed(calls, "prefill", "prefill_cpu_busy", "prefill", math.nan)
+    out: dict[str, Any] = {
+        "cores": cores,
+        "threads": threads,
+        "busy_core_decode_speed": decode,
+        "busy_core_prefill_speed": prefill,
+    }
+    share = min(1.0, cores / (threads + 1.0))
+    speeds = [s for s in (decode, prefill) if math.isfinite(s)]
+    # the data the efficiency rests on: one operating point (the share the threads get beside
+    # one busy core), the speeds measured there and the calls behind them
+    out["share"] = share
+    out["samples"] = len(probe_rows(calls, "decode_cpu_busy", "prefill_cpu_busy"))
+    if speeds:
+        out["speed_range"] = value_span(speeds)
+    if share < 1.0 and speeds:
+        speed = float(np.mean(speeds))
+        e = 1.0 - (1.0 - min(speed / share, 1.0)) / (1.0 - share)
+        out["oversubscribed_efficiency"] = float(min(1.0, max(0.0, e)))
+        if e < 0.0:
+            out["note"] = (
+                f"measured speed {speed:.3f} is below the form's floor share**2 = {share**2:.3f}: "
+                "oversubscribed_efficiency held at 0, the slowest the simulator's form allows"
+            )
+    else:
+        out["note"] = (
+            "the threads fit beside the busy core: the simulator's processor sharing gives them a "
+            "full share, so oversubscribed_efficiency is not measured by this probe"
+        )
+    out.update(fit_displaced(calls, threads, cores))
+    out.update(fit_crowded(calls, threads, cores))
+    return out
+
+
+#: The crowded-speed table's keys, as the fit writes them and the simulator reads them.
+CROWDED_KEYS = ("crowded_share", "crowded_decode_speed", "crowded_prefill_speed")
+
+
+def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+    """The server's decode and prompt speeds where its own group crowds its threads, one point
+    per probe that ran with the threads short of a core each: beside the twin server (share
+    cores / (2 x threads)) and beside the busy loop (cores / (threads + 1)), by share. Decode
+    and prompt work apart: their slowdowns differ several-fold (sim/predictors/cpu_speed.py)."""
+    points: list[tuple[float, float, float, str]] = []
+    for probe, share in (("cpu_twin", cores / (2.0 * threads)), ("cpu_busy", cores / (threads + 1.0))):
+        decode = _speed(calls, "decode", f"decode_{probe}", "decode", math.nan)
+        prefill = _speed(calls, "prefill", f"prefill_{probe}", "prefill", math.nan)
+        if share < 1.0 and all(math.isfinite(v) and v > 0 for v in (decode, prefill)):
+            points.append((share, min(1.0, decode), min(1.0, prefill), probe))
+    if not points:
+        return {}
+    points.sort()
+    return {
+        "crowded_share": [p[0] for p in points],
+        "crowded_decode_speed": [p[1] for p in points],
+        "crowded_prefill_speed": [p[2] for p in points],
+        "crowded_probes": [p[3] for p in points],
+        "crowded_samples": len(
+            probe_rows(calls, "decode_cpu_twin", "prefill_cpu_twin", "decode_cpu_busy", "prefill_cpu_busy")
+        ),
+    }
+
+
+def fit_displaced(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+    """The server's speed while a busy loop in a session of its own takes cores from its
+    threads (``displaced_speed``), and the share of its threads it displaced there (what the
+    simulator's groups give: entities/cpu.py); empty where the probe did not run."""
+    decode = _speed(calls, "decode", "decode_cpu_displaced", "decode", math.nan)
+    prefill = _speed(calls, "prefill", "prefill_cpu_displaced", "prefill", math.nan)
+    speeds = [s for s in (decode, prefill) if math.isfinite(s) and s > 0]
+    if not speeds:
+        return {}
+    kept = water_fill({"server": float(threads), "busy loop": 1.0}, float(cores))["server"]
+    displaced = (min(float(threads), float(cores)) - kept) / threads
+    out: dict[str, Any] = {
+        "displaced_decode_speed": decode,
+        "displaced_prefill_speed": prefill,
+        "displaced_samples": len(probe_rows(calls, "decode_cpu_displaced", "prefill_cpu_displaced")),
+    }
+    if displaced > 0:
+        out["displaced_speed"] = float(min(1.0, np.exp(np.mean(np.log(speeds)))))
+        out["displaced_thread_share"] = float(displaced)
+    return out
+
+
+__all__ = ["CROWDED_KEYS", "fit_cpu", "fit_crowded", "fit_displaced"]

@@ -166,22 +166,17 @@ def scaled_rates(rates: dict[str, Any], decode: float, prefill: float) -> dict[s
     """A server rate table with its decode work ``decode`` times slower and its prompt work
     (per-token rate, fixed part, masked cells) ``prefill`` times slower; batch sizes, sources
     and every other key as they were."""
-    out = {k: _scaled(v, 1.0) if k in RATE_FIELDS else v for k, v in rates.items()}
-    for k in DECODE_FIELDS:
-        if k in out:
-            out[k] = _scaled(out[k], decode)
-    for k in PREFILL_FIELDS:
-        if k in out:
-            out[k] = _scaled(out[k], 1.0 / prefill)
-    for k in MASKED_FIELDS:
-        if k in out:
-            out[k] = _scaled(out[k], prefill)
-    return out
+    factor = {
+        **dict.fromkeys(DECODE_FIELDS, decode),
+        **dict.fromkeys(PREFILL_FIELDS, 1.0 / prefill),  # a rate: slower work, fewer tokens/s
+        **dict.fromkeys(MASKED_FIELDS, prefill),
+    }
+    return {k: _scaled(v, factor[k]) if k in factor else v for k, v in rates.items()}
 
 
 def _about(rms: float, bias: Any) -> float:
     """The spread about the mean from the RMS about zero and the mean (log units)."""
-    b = _finite(abs(float(bias))) if isinstance(bias, int | float) and math.isfinite(bias) else 0.0
+    b = _finite(abs(bias)) if isinstance(bias, int | float) else 0.0  # NaN: _finite gives 0
     return math.sqrt(max(0.0, rms * rms - b * b))
 
 

@@ -174,7 +174,7 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
                 server[key] = min(1.0, float(cpu[key]))
     for key in CROWDED_KEYS:
         if key in cpu:
-            server[key] = [float(v) for v in cpu[key]]
+            server[key] = [[float(x) for x in v] if isinstance(v, list) else float(v) for v in cpu[key]]
     mismatched = _settings_mismatch(profile.get("server", {}), server)
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))

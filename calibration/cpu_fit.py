@@ -18,11 +18,11 @@ from agbench.calibration.profile_calls import probe_rows, value_span
 from agbench.sim.entities.cpu import water_fill
 
 
-def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str, value: Any) -> float:
-    """Quiet time over busy time for matching calls (1: no slowdown): the quiet calls' median,
-    the busy ones' mean. A crowded server's time per token swings several-fold from one call to
-    the next (measured beside a twin: 45-298 ms a token in one run), and what a run's length
-    adds up is the mean time, not the median."""
+def _ratios(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str) -> dict[int, float]:
+    """Quiet time over busy time (1: no slowdown) per context (decode) or prompt length
+    (prefill) both probes measured: the quiet calls' median, the busy ones' mean. A crowded
+    server's time per token swings several-fold from one call to the next (measured beside a
+    twin: 45-298 ms a token in one run), and what a run's length adds up is the mean time."""
 
     def per_unit(rows: list[dict[str, Any]], average: Any = np.median) -> dict[Any, float]:
         out: dict[Any, list[float]] = {}
@@ -37,11 +37,16 @@ def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: 
         return {k: float(average(v)) for k, v in out.items()}
 
     quiet, busy = per_unit(probe_rows(calls, quiet_probe)), per_unit(probe_rows(calls, busy_probe), np.mean)
-    ratios = [quiet[k] / busy[k] for k in quiet if k in busy and busy[k] > 0]
+    return {k: quiet[k] / busy[k] for k in sorted(quiet) if k in busy and busy[k] > 0}
+
+
+def _speed(calls: list[dict[str, Any]], quiet_probe: str, busy_probe: str, key: str, value: Any) -> float:
+    """The median of :func:`_ratios` over what both probes measured; ``value`` where nothing."""
+    ratios = list(_ratios(calls, quiet_probe, busy_probe, key).values())
     return float(np.median(ratios)) if ratios else value
 
 
-def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int, n_batch: int = 512) -> dict[str, Any]:
     """The server's speed with one core busy, and ``oversubscribed_efficiency`` where the
     simulator's processor sharing gives the threads less than a core each: speed =
     share (1 - (1 - e)(1 - share)) with share = cores / (threads + 1)."""
@@ -76,29 +81,49 @@ def fit_cpu(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, 
             "full share, so oversubscribed_efficiency is not measured by this probe"
         )
     out.update(fit_displaced(calls, threads, cores))
-    out.update(fit_crowded(calls, threads, cores))
+    out.update(fit_crowded(calls, threads, cores, n_batch))
     return out
 
 
 #: The crowded-speed table's keys, as the fit writes them and the simulator reads them.
-CROWDED_KEYS = ("crowded_share", "crowded_decode_speed", "crowded_prefill_speed")
+CROWDED_KEYS = (
+    "crowded_share",
+    "crowded_decode_speed",
+    "crowded_prefill_speed",
+    "crowded_prefill_tokens",
+    "crowded_prefill_speed_by_tokens",
+)
 
 
-def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
+def batch_tokens(prompt_tokens: int, n_batch: int) -> float:
+    """The mean batch a fresh prompt of ``prompt_tokens`` is read in: llama-server cuts it into
+    batches of ``n_batch`` tokens, the last one shorter."""
+    batches = max(1, math.ceil(prompt_tokens / max(1, n_batch)))
+    return prompt_tokens / batches
+
+
+def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int, n_batch: int = 512) -> dict[str, Any]:
     """The server's decode and prompt speeds where its own group crowds its threads, one point
     per probe that ran with the threads short of a core each: beside the twin server (share
     cores / (2 x threads)) and beside the busy loop (cores / (threads + 1)), by share. Decode
-    and prompt work apart: their slowdowns differ several-fold (sim/predictors/cpu_speed.py)."""
-    points: list[tuple[float, float, float, str]] = []
+    and prompt work apart: their slowdowns differ several-fold (sim/predictors/cpu_speed.py).
+
+    Where every point measured prompts of more than one length, the prompt speed is kept per
+    length too (``crowded_prefill_speed_by_tokens``, one row per share, one column per batch
+    size in ``crowded_prefill_tokens``): a short prompt batch is as many barriers as a long one
+    for less work, so it slows more (measured here beside a twin: 0.22-0.26 for 51 tokens, 0.36
+    for 511; beside a busy loop 0.37 for 64, 0.48 for 1,024)."""
+    points: list[tuple[float, float, float, str, dict[int, float]]] = []
     for probe, share in (("cpu_twin", cores / (2.0 * threads)), ("cpu_busy", cores / (threads + 1.0))):
         decode = _speed(calls, "decode", f"decode_{probe}", "decode", math.nan)
-        prefill = _speed(calls, "prefill", f"prefill_{probe}", "prefill", math.nan)
+        by_length = _ratios(calls, "prefill", f"prefill_{probe}", "prefill")
+        prefill = float(np.median(list(by_length.values()))) if by_length else math.nan
         if share < 1.0 and all(math.isfinite(v) and v > 0 for v in (decode, prefill)):
-            points.append((share, min(1.0, decode), min(1.0, prefill), probe))
+            points.append((share, min(1.0, decode), min(1.0, prefill), probe, by_length))
     if not points:
         return {}
-    points.sort()
-    return {
+    points.sort(key=lambda p: p[0])
+    out: dict[str, Any] = {
         "crowded_share": [p[0] for p in points],
         "crowded_decode_speed": [p[1] for p in points],
         "crowded_prefill_speed": [p[2] for p in points],
@@ -107,6 +132,11 @@ def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[s
             probe_rows(calls, "decode_cpu_twin", "prefill_cpu_twin", "decode_cpu_busy", "prefill_cpu_busy")
         ),
     }
+    lengths = sorted(set.intersection(*(set(p[4]) for p in points)))
+    if len(lengths) > 1:
+        out["crowded_prefill_tokens"] = [batch_tokens(n, n_batch) for n in lengths]
+        out["crowded_prefill_speed_by_tokens"] = [[min(1.0, p[4][n]) for n in lengths] for p in points]
+    return out
 
 
 def fit_displaced(calls: list[dict[str, Any]], threads: int, cores: int) -> dict[str, Any]:
@@ -131,4 +161,4 @@ def fit_displaced(calls: list[dict[str, Any]], threads: int, cores: int) -> dict
     return out
 
 
-__all__ = ["CROWDED_KEYS", "fit_cpu", "fit_crowded", "fit_displaced"]
+__all__ = ["CROWDED_KEYS", "batch_tokens", "fit_cpu", "fit_crowded", "fit_displaced"]

@@ -274,7 +274,7 @@ def fit_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any]) -> dic
     masked, masked_fit = fit_masked(calls, rates, n_batch)
     rates.update(masked)
     cores = int(meta.get("cores") or os.cpu_count() or 1)
-    cpu = fit_cpu(calls, int(server.get("threads") or 1), cores)
+    cpu = fit_cpu(calls, int(server.get("threads") or 1), cores, n_batch)
     return {
         "server": {k: v for k, v in server.items() if v is not None},
         "rates": rates,

@@ -267,6 +267,16 @@ class ServerProfile:
     crowded_prefill_speed: list[Annotated[float, Bound(gt=0, le=1, unit="speed, 1 = alone")]] = field(
         default_factory=list
     )
+    # ...and the prompt speed per batch size where the profile measured several prompt lengths
+    # at every point: one row per ``crowded_share``, one column per ``crowded_prefill_tokens``
+    # (a short batch slows more: as many barriers for less work). Read linearly in log tokens,
+    # held at the end columns beyond them; empty = ``crowded_prefill_speed`` at every size.
+    crowded_prefill_tokens: list[Annotated[float, Bound(ge=1, unit="tokens a batch")]] = field(
+        default_factory=list
+    )
+    crowded_prefill_speed_by_tokens: list[
+        list[Annotated[float, Bound(gt=0, le=1, unit="speed, 1 = alone")]]
+    ] = field(default_factory=list)
     slot_policy: Annotated[str, Bound(choices=("llama-cpp", "sticky"))] = (
         "llama-cpp"  # schedulers/: "llama-cpp" (longest common prefix, then LRU) or "sticky"
     )

@@ -168,7 +168,7 @@ class FluidSchedule:
             if span:
                 step += rates.masked_s(span - own, chunk)
             host.saw(batch, kv_decoding, own, span - own if span else 0.0)
-        speed = host.speed.of_batch(base, step - base)
+        speed = host.speed.of_batch(base, step - base, batch + chunk if n_prefilling else float(batch))
         if n_prefilling:
             prefill_each = speed * chunk / step / n_prefilling
             limit = next_dt * prefill_each
@@ -207,6 +207,7 @@ class IterationsSchedule:
         self.batch_left_s = 0.0
         self.batch_step_s = 0.0
         self.batch_base_s = 0.0
+        self.batch_n_tokens = 0.0  # its tokens, decode and prompt (how wide its operations are)
         self.speed_now = 1.0
         # prompt tokens llama.cpp put in the running batch that found no cell (it adds them
         # up to n_batch without a room check, and the batch fails when they do not fit)
@@ -309,6 +310,7 @@ class IterationsSchedule:
         host.saw(decoding, kv_decoding, own, masked)
         self.batch_step_s = step
         self.batch_left_s = step
+        self.batch_n_tokens = decoding + tokens_in
 
     def overflowed(self, host: ScheduleHost) -> tuple[bool, int]:
         """The batch just over left prompt tokens without a cell: llama.cpp's later views purge
@@ -370,7 +372,9 @@ class IterationsSchedule:
         growth = 0.0
         if self.batch_tokens:
             step = self.batch_step_s
-            speed = self.speed_now = host.speed.of_batch(self.batch_base_s, step - self.batch_base_s)
+            speed = self.speed_now = host.speed.of_batch(
+                self.batch_base_s, step - self.batch_base_s, self.batch_n_tokens
+            )
             if speed > 0:
                 next_dt = max(0.0, self.batch_left_s) / speed
             for r, tokens in self.batch_tokens.items():

@@ -64,7 +64,7 @@ class PerTokenServer(LocalServer):
                 takes = [min(r.prefill_left, share) for r in prefilling]
                 ctx = sum(r.cached + r.prefilled for r in prefilling) / len(prefilling)
                 step += sum(takes) / rates.prefill_rate(ctx)
-            yield self.env.timeout(step / self.speed.of_batch(base, step - base))
+            yield self.env.timeout(step / self.speed.of_batch(base, step - base, batch + sum(takes)))
             self.steps += 1
             for r, take in zip(prefilling, takes, strict=True):
                 if r.t_done is not None:  # cancelled during the step

@@ -7,9 +7,12 @@ core stalls its partners at each barrier, so a decode step loses far more than a
 when the threads are crowded. Measured here (two threads on two cores, docs/design.md
 "Crowded threads"): beside one busy loop, decode ran at 0.31 of its speed alone and a prompt at
 0.46; beside a twin server decoding, 0.09 and 0.11. One factor for both, as the simulator had,
-is wrong for one of them whatever its value. Not modelled: what the crowding work is (a prompt
-beside a twin *reading prompts* ran at 0.41) and the prompt's length (beside a decoding twin,
-0.14 for 149 tokens, 0.35 for 1,392): the table is one point per probe.
+is wrong for one of them whatever its value. A prompt batch's speed also depends on its size:
+a short batch is as many barriers as a long one for less work (beside a twin, in one session:
+0.22-0.26 for 51 tokens, 0.27-0.30 for 194, 0.36 for 511), so where the profile measured
+several lengths the prompt speed is a table by batch tokens too. Not modelled: what the
+crowding work is (beside a twin reading prompts rather than decoding, prompts ran at about the
+same speed, decode 0.08 against 0.16, within the calls' spread).
 
 Two ways a server loses cores (entities/cpu.py gives the shares):
 
@@ -24,6 +27,7 @@ Two ways a server loses cores (entities/cpu.py gives the shares):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from agbench.sim.profiles import ServerProfile
@@ -31,24 +35,43 @@ from agbench.sim.profiles import ServerProfile
 
 @dataclass(frozen=True)
 class ServerSpeed:
-    """The server's speed now (1 = alone on the cores it asks for), per kind of work."""
+    """The server's speed now (1 = alone on the cores it asks for), per kind of work; the
+    prompt speed per batch size where the profile measured it (``prefill_tokens`` columns,
+    ``prefill_by_tokens`` their speeds), else ``prefill`` at every size."""
 
     decode: float = 1.0
     prefill: float = 1.0
+    prefill_tokens: tuple[float, ...] = ()
+    prefill_by_tokens: tuple[float, ...] = ()
 
-    def of_batch(self, decode_s: float, prompt_s: float) -> float:
-        """The speed of one batch whose work alone takes ``decode_s`` (its decode step; 0 in a
-        prompt batch with no sequence decoding, which slows whole as the profile's prompt
-        probes measured it) plus ``prompt_s`` (the rest): each part slows by its own factor,
-        so the batch's speed is the harmonic mean weighted by their times."""
-        if self.decode == self.prefill:
-            return self.decode
-        if self.decode <= 0.0 or self.prefill <= 0.0:
+    def prefill_at(self, tokens: float) -> float:
+        """The prompt speed of a batch of ``tokens``: linear in log tokens between the
+        measured sizes, held at the end ones beyond them."""
+        xs, ys = self.prefill_tokens, self.prefill_by_tokens
+        if not xs:
+            return self.prefill
+        if tokens <= xs[0]:
+            return ys[0]
+        if tokens >= xs[-1]:
+            return ys[-1]
+        i = next(k for k in range(1, len(xs)) if tokens <= xs[k])
+        f = math.log(tokens / xs[i - 1]) / math.log(xs[i] / xs[i - 1])
+        return ys[i - 1] + (ys[i] - ys[i - 1]) * f
+
+    def of_batch(self, decode_s: float, prompt_s: float, tokens: float = 0.0) -> float:
+        """The speed of one batch of ``tokens`` whose work alone takes ``decode_s`` (its
+        decode step; 0 in a prompt batch with no sequence decoding, which slows whole as the
+        profile's prompt probes measured it) plus ``prompt_s`` (the rest): each part slows by
+        its own factor, so the batch's speed is the harmonic mean weighted by their times."""
+        prefill = self.prefill_at(tokens) if self.prefill_tokens and prompt_s > 0.0 else self.prefill
+        if self.decode == prefill:
+            return prefill
+        if self.decode <= 0.0 or prefill <= 0.0:
             return 0.0
         total = decode_s + prompt_s
         if total <= 0.0:
             return self.decode
-        return total / (decode_s / self.decode + prompt_s / self.prefill)
+        return total / (decode_s / self.decode + prompt_s / prefill)
 
     @property
     def running(self) -> bool:
@@ -86,20 +109,33 @@ def server_speed(s: ServerProfile, allocated: float, displaced: float) -> Server
     measured = s.crowded_share and len(s.crowded_share) == len(s.crowded_decode_speed) == len(
         s.crowded_prefill_speed
     )
+    by_tokens: list[float] = []
     if measured:
         decode = crowded_speed(s.crowded_share, s.crowded_decode_speed, share)
         prefill = crowded_speed(s.crowded_share, s.crowded_prefill_speed, share)
+        rows = s.crowded_prefill_speed_by_tokens
+        if s.crowded_prefill_tokens and len(rows) == len(s.crowded_share):
+            by_tokens = [
+                crowded_speed(s.crowded_share, [row[j] for row in rows], share)
+                for j in range(len(s.crowded_prefill_tokens))
+            ]
     else:  # one factor for both: share (1 - (1 - e)(1 - share))
         decode = prefill = share * (1.0 - (1.0 - s.oversubscribed_efficiency) * (1.0 - share))
     if displaced <= 0.0:
-        return ServerSpeed(decode, prefill)
-    if s.displaced_speed is None:  # not measured: in proportion to the cores kept
-        kept = allocated / (allocated + displaced)
-        return ServerSpeed(decode * kept, prefill * kept)
-    x = min(1.0, displaced / threads)
+        decode_factor = prefill_factor = 1.0
+    elif s.displaced_speed is None:  # not measured: in proportion to the cores kept
+        decode_factor = prefill_factor = allocated / (allocated + displaced)
+    else:
+        x = min(1.0, displaced / threads)
+        decode_factor = _displaced_factor(s, s.displaced_decode_speed, x)
+        prefill_factor = _displaced_factor(s, s.displaced_prefill_speed, x)
+    if not by_tokens:
+        return ServerSpeed(decode * decode_factor, prefill * prefill_factor)
     return ServerSpeed(
-        decode * _displaced_factor(s, s.displaced_decode_speed, x),
-        prefill * _displaced_factor(s, s.displaced_prefill_speed, x),
+        decode * decode_factor,
+        prefill * prefill_factor,
+        tuple(s.crowded_prefill_tokens),
+        tuple(v * prefill_factor for v in by_tokens),
     )
 
 

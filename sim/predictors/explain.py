@@ -217,6 +217,8 @@ SERVER_TERMS = (
     ("server", "crowded_share", "CPU-only: cores per thread its own group leaves it, where measured"),
     ("server", "crowded_decode_speed", "CPU-only: decode speed at each crowded_share"),
     ("server", "crowded_prefill_speed", "CPU-only: prompt speed at each crowded_share"),
+    ("server", "crowded_prefill_tokens", "CPU-only: batch sizes the crowded prompt speed was measured at"),
+    ("server", "crowded_prefill_speed_by_tokens", "CPU-only: prompt speed per crowded_share and batch size"),
     ("tools", "own_sched_group", "each tool a CPU scheduling group of its own (its session)"),
     ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
@@ -268,7 +270,8 @@ def term_source(profile: Profile, table: str, field: str) -> str:
         and "displaced_speed" in cpu
     ):
         return f"measured (server profile {measured.get('path', '')}, as displaced_speed, this kind of work alone)"
-    if field.startswith("crowded_") and cpu.get("crowded_share"):
+    tokens_table = field in ("crowded_prefill_tokens", "crowded_prefill_speed_by_tokens")
+    if field.startswith("crowded_") and cpu.get("crowded_share") and (field in cpu or not tokens_table):
         probes = cpu.get("crowded_probes") or ["?"] * len(cpu["crowded_share"])
         points = ", ".join(
             f"{x:.2f} {CROWDED_PROBES.get(p, p)}" for x, p in zip(cpu["crowded_share"], probes, strict=False)
@@ -279,6 +282,8 @@ def term_source(profile: Profile, table: str, field: str) -> str:
         return "not measured: the speed falls in proportion to the cores the threads keep"
     if field in ("displaced_decode_speed", "displaced_prefill_speed") and getattr(obj, field, None) is None:
         return "not measured apart: displaced_speed for both kinds of work"
+    if tokens_table and not getattr(obj, field, None) and getattr(obj, "crowded_share", None):
+        return "not measured per batch size: crowded_prefill_speed at every size"
     if field.startswith("crowded_") and not getattr(obj, field, None):
         return "not measured: oversubscribed_efficiency's one-factor form for both kinds of work"
     if table == "server.rates" and fit.get("server_prefill"):

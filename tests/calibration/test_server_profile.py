@@ -382,14 +382,46 @@ def test_crowded_speeds_are_measured_per_kind_of_work_at_each_probes_share() -> 
     assert "crowded_share" not in fit_cpu(_crowded_calls(), threads=1, cores=2)
 
 
+def _crowded_calls_by_length() -> list[dict[str, Any]]:
+    """:func:`_crowded_calls` with prompts of 2,048 tokens too (four 512-token batches): beside
+    the busy loop 1.25x slower, beside the twin 2x (the 64-token ones: 1.5x and 2.5x)."""
+    calls = _crowded_calls()
+    for probe, ms in (("prefill", 2048.0), ("prefill_cpu_busy", 2560.0), ("prefill_cpu_twin", 4096.0)):
+        calls.append(_call(probe, {"tokens": 2048}, prompt_tokens=2048, prompt_ms=ms))
+    return calls
+
+
+def test_crowded_prompt_speed_is_kept_per_batch_size_where_every_point_measured_several() -> None:
+    fit = fit_cpu(_crowded_calls_by_length(), threads=2, cores=2, n_batch=512)
+    assert fit["crowded_prefill_tokens"] == [64.0, 512.0]  # 2,048 tokens are read 512 at a time
+    twin, busy = fit["crowded_prefill_speed_by_tokens"]  # rows by share: the twin's, the loop's
+    assert (twin, busy) == (pytest.approx([0.4, 0.5]), pytest.approx([2 / 3, 0.8]))
+    assert fit["crowded_prefill_speed"] == pytest.approx([0.45, (2 / 3 + 0.8) / 2])  # their median
+    # one length measured at one point: no table
+    assert "crowded_prefill_tokens" not in fit_cpu(_crowded_calls(), threads=2, cores=2)
+    profile = Profile(fit={"server_profile": {"path": "p.toml", "cpu": fit}})
+    assert term_source(profile, "server", "crowded_prefill_speed_by_tokens").startswith("measured (")
+    none = Profile(
+        fit={"server_profile": {"path": "p.toml", "cpu": fit_cpu(_crowded_calls(), threads=2, cores=2)}}
+    )
+    none.server.crowded_share = [0.5]
+    assert term_source(none, "server", "crowded_prefill_tokens") == (
+        "not measured per batch size: crowded_prefill_speed at every size"
+    )
+
+
 def test_calibration_lays_the_crowded_and_displaced_speeds_over_the_server(tmp_path: Path) -> None:
     path = tmp_path / "server_profile.toml"
     meta = {**META, "server": {**META["server"], "threads": 2}, "cores": 2}
-    write_server_profile(synthetic_calls() + _crowded_calls() + _displaced_calls(160.0), meta, path)
+    write_server_profile(synthetic_calls() + _crowded_calls_by_length() + _displaced_calls(160.0), meta, path)
     out = tmp_path / "p.toml"
     calibrate([REFERENCE], out, concurrency=[1], server_profile=path)
     server, cpu = Profile.load(out).server, tomllib.loads(path.read_text())["cpu"]
     assert server.crowded_share == pytest.approx([0.5, 2 / 3])
+    assert server.crowded_prefill_tokens == pytest.approx(cpu["crowded_prefill_tokens"])
+    assert server.crowded_prefill_speed_by_tokens[0] == pytest.approx(
+        cpu["crowded_prefill_speed_by_tokens"][0]
+    )
     assert server.crowded_decode_speed == pytest.approx(cpu["crowded_decode_speed"])
     assert server.crowded_prefill_speed == pytest.approx(cpu["crowded_prefill_speed"])
     assert server.crowded_decode_speed[0] < server.crowded_prefill_speed[0] < 1.0

@@ -151,3 +151,55 @@ def test_two_servers_decoding_together_each_run_at_the_twin_point() -> None:
     assert alone == pytest.approx(1 / 1000 + 50 * 0.02, rel=1e-6)
     # the one-token prompt at the prompt speed, each decode step at the decode speed
     assert together == pytest.approx(1 / 1000 / 0.4 + 50 * 0.02 / 0.1, rel=1e-6)
+
+
+#: ...with the prompt speed measured at two batch sizes too (a short batch slows more).
+BY_TOKENS = {
+    **CROWDED,
+    "crowded_prefill_tokens": [64.0, 512.0],
+    "crowded_prefill_speed_by_tokens": [[0.2, 0.4], [0.4, 0.6]],
+}
+
+
+def test_crowded_prompt_speed_reads_the_batch_size_in_log_tokens_held_beyond_the_ends() -> None:
+    profile = ServerProfile(threads=2, **BY_TOKENS)  # type: ignore[arg-type]
+    twin = server_speed(profile, 1.0, 0.0)
+    assert twin.prefill_tokens == (64.0, 512.0)
+    assert twin.prefill_at(64) == pytest.approx(0.2)
+    assert twin.prefill_at(512) == pytest.approx(0.4)
+    assert twin.prefill_at(181.019) == pytest.approx(0.3, rel=1e-4)  # the geometric middle
+    assert (twin.prefill_at(1), twin.prefill_at(4096)) == pytest.approx((0.2, 0.4))
+    # each column is read at the share like the one-column table: halfway to the busy point
+    mid = server_speed(profile, 7 / 6, 0.0)
+    assert mid.prefill_by_tokens == pytest.approx((0.3, 0.5))
+    # a prompt batch of 64 tokens slows by its column; a decode step by the decode speed
+    assert twin.of_batch(0.0, 0.04, 64) == pytest.approx(0.2)
+    assert twin.of_batch(0.01, 0.0, 1) == pytest.approx(0.1)
+    # displacement scales every column by the prompt work's displaced factor (here half the
+    # threads crowded to the twin point and a quarter displaced: 1 - 0.25 / 0.5 x 0.95)
+    displaced = ServerProfile(threads=2, displaced_speed=0.02, displaced_prefill_speed=0.05, **BY_TOKENS)  # type: ignore[arg-type]
+    assert server_speed(displaced, 0.5, 0.5).prefill_by_tokens == pytest.approx((0.2 * 0.525, 0.4 * 0.525))
+    # a table with one row short is not read: the one-column table is
+    short = ServerProfile(threads=2, **{**BY_TOKENS, "crowded_prefill_speed_by_tokens": [[0.2, 0.4]]})  # type: ignore[arg-type]
+    assert server_speed(short, 1.0, 0.0) == ServerSpeed(0.1, 0.4)
+
+
+def _prompt_s(prompt_tokens: int, twin: bool) -> float:
+    """Seconds a fresh prompt takes on a two-thread server on two cores, alone or while a
+    twin decodes beside it."""
+    env = simpy.Environment()
+    cpu = ProcessorSharingCPU(env, 2)
+    profile = ServerProfile(threads=2, prefill_scheduling="iterations", **BY_TOKENS)  # type: ignore[arg-type]
+    servers = [LocalServer(env, profile, RATES, 1, cpu=cpu, cpu_consumer=f"server-{i}") for i in range(2)]
+    other = servers[1].submit(("b", 0), "sys", 0, 1, 100_000) if twin else None
+    req = servers[0].submit(("a", 0), "sys", 0, prompt_tokens, 1)
+    env.run(req.done)
+    assert other is None or not other.done.triggered
+    return env.now
+
+
+def test_a_short_prompt_beside_a_twin_is_read_at_its_batch_sizes_speed() -> None:
+    for tokens, speed in ((64, 0.2), (512, 0.4)):  # one batch each (n_batch 512)
+        prompt_alone = _prompt_s(tokens, twin=False) - 0.02  # its answer's token: one decode step
+        assert prompt_alone == pytest.approx(tokens / 1000)
+        assert _prompt_s(tokens, twin=True) == pytest.approx(prompt_alone / speed + 0.02 / 0.1, rel=1e-6)

@@ -95,11 +95,25 @@ CROWDED_KEYS = (
 )
 
 
-def batch_tokens(prompt_tokens: int, n_batch: int) -> float:
-    """The mean batch a fresh prompt of ``prompt_tokens`` is read in: llama-server cuts it into
-    batches of ``n_batch`` tokens, the last one shorter."""
-    batches = max(1, math.ceil(prompt_tokens / max(1, n_batch)))
-    return prompt_tokens / batches
+def batch_tokens(new_tokens: float, n_batch: int) -> float:
+    """The mean batch a prompt of ``new_tokens`` uncached tokens is read in: llama-server cuts
+    them into batches of ``n_batch`` tokens, the last one shorter."""
+    batches = max(1, math.ceil(new_tokens / max(1, n_batch)))
+    return new_tokens / batches
+
+
+def _new_tokens(calls: list[dict[str, Any]], probe: str, length: int) -> float:
+    """The uncached tokens the probe's prompts of ``length`` had (the template's shared prefix
+    is cached: a "64-token" prompt is read as about 34)."""
+    return float(
+        np.median(
+            [
+                max(1, r["prompt_tokens"] - r["cached_tokens"])
+                for r in probe_rows(calls, probe)
+                if r["params"].get("tokens") == length
+            ]
+        )
+    )
 
 
 def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int, n_batch: int = 512) -> dict[str, Any]:
@@ -134,7 +148,9 @@ def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int, n_batch: 
     }
     lengths = sorted(set.intersection(*(set(p[4]) for p in points)))
     if len(lengths) > 1:
-        out["crowded_prefill_tokens"] = [batch_tokens(n, n_batch) for n in lengths]
+        out["crowded_prefill_tokens"] = [
+            batch_tokens(_new_tokens(calls, "prefill", n), n_batch) for n in lengths
+        ]
         out["crowded_prefill_speed_by_tokens"] = [[min(1.0, p[4][n]) for n in lengths] for p in points]
     return out
 

@@ -393,7 +393,14 @@ def _crowded_calls_by_length() -> list[dict[str, Any]]:
 
 def test_crowded_prompt_speed_is_kept_per_batch_size_where_every_point_measured_several() -> None:
     fit = fit_cpu(_crowded_calls_by_length(), threads=2, cores=2, n_batch=512)
-    assert fit["crowded_prefill_tokens"] == [64.0, 512.0]  # 2,048 tokens are read 512 at a time
+    # the batches the prompts were read in: 2,048 tokens 512 at a time; where the prompts'
+    # prefix was cached, the tokens left
+    assert fit["crowded_prefill_tokens"] == [64.0, 512.0]
+    cached = [
+        {**c, "cached_tokens": 30} if c["params"].get("tokens") == 64 else c
+        for c in _crowded_calls_by_length()
+    ]
+    assert fit_cpu(cached, threads=2, cores=2)["crowded_prefill_tokens"] == [34.0, 512.0]
     twin, busy = fit["crowded_prefill_speed_by_tokens"]  # rows by share: the twin's, the loop's
     assert (twin, busy) == (pytest.approx([0.4, 0.5]), pytest.approx([2 / 3, 0.8]))
     assert fit["crowded_prefill_speed"] == pytest.approx([0.45, (2 / 3 + 0.8) / 2])  # their median

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Records the held-out test sets ONCE, from a frozen commit (never re-recorded, never used to
 # choose a mechanism):
-#   bash calibration/reference/record_test_sets.sh
+#   bash calibration/reference/record_test_sets.sh            # the first two sets, as recorded
+#   bash calibration/reference/record_test_sets.sh NAME [--repeat]  # one set: run/ + profile/,
+#                                                                  # or run-2/ alone
 # Two workloads that differ from the development set (record.sh) in their tasks (one or two per
 # category, none of the development set's but sys-cron-backup, as the category has two tasks),
 # their KV pool and their thread count; otherwise the same machine set-up (real llama-server,
 # SmolLM2-135M, managed, a unified pool, the cloud stand-in, the replay agent on synthesised
 # trajectories), LO/CO/HCL/HLL at C = 1, 2, 3, 4, 6, 8:
 #   test-pool2048-t1: a 2,048-cell pool, one server thread;
-#   test-pool8192-t2: an 8,192-cell pool, two server threads (the cores tools use too).
+#   test-pool8192-t2: an 8,192-cell pool, two server threads (the cores tools use too);
+#   test-pool6144-t2: a 6,144-cell pool, two server threads, eight tasks no other set holds but
+#     sys-photo-sync-unit (the system category has two tasks), recorded after the twin probe
+#     (profile-server's second server beside the profiled one) and its per-length prompt table.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -22,11 +27,15 @@ A_TASKS=(lf-contacts-merge rt-dishwasher-error calc-split-trip off-meeting-actio
          mm-voice-memo-durations sci-hrv-rmssd sys-photo-sync-unit term-fix-ledger-bug)
 B_TASKS=(lf-mbox-practice rt-recall-check calc-tou-electricity off-payroll-march
          mm-private-screenshots sci-outbreak-sir sys-cron-backup term-env-from-template)
+C_TASKS=(lf-receipts-march rt-transit-pass calc-income-tax off-contract-terms
+         mm-photos-near-home sci-kmer-motif sys-photo-sync-unit term-auth-failures)
 
 settings() {  # NAME -> ctx threads
   case "$1" in
     test-pool2048-t1) echo "2048 1" ;;
     test-pool8192-t2) echo "8192 2" ;;
+    test-pool6144-t2) echo "6144 2" ;;
+    *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
 
@@ -66,8 +75,28 @@ profile() {  # NAME
     --threads "$threads" --parallel 8 --out "$here/profile" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_after.txt"
   cp "$here/profile/server_profile.toml" "$here/server_profile.toml"
-  rm -f "$here/profile/llama-server.log"
+  rm -f "$here"/profile/llama-server*.log
 }
+
+if [ -n "${1:-}" ]; then
+  case "$1" in
+    test-pool6144-t2) var=C_TASKS ;;
+    *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
+  esac
+  if [ "${2:-}" = "--repeat" ]; then
+    test -d "$REF/$1/run" || { echo "record $1 first (no --repeat): no $REF/$1/run" >&2; exit 1; }
+    git rev-parse HEAD > "$REF/$1/run-2.recorded_at_commit.txt"
+    sweep "$1" "$var" run-2
+  else
+    test ! -e "$REF/$1" || { echo "$REF/$1 exists: a test set is recorded once" >&2; exit 1; }
+    begin "$1" "$var"
+    sweep "$1" "$var" run
+    profile "$1"
+  fi
+  rm -rf "$REF/latest" runs/latest
+  du -sh "$REF/$1"
+  exit 0
+fi
 
 begin test-pool2048-t1 A_TASKS
 begin test-pool8192-t2 B_TASKS

@@ -64,10 +64,15 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
         profiler, twin_client = asyncio.run(probe(main, twin))
     decode = [c for c in profiler.calls if c.probe == "decode_cpu_twin"]
     prefill = [c for c in profiler.calls if c.probe == "prefill_cpu_twin"]
-    # as many calls as TWIN_REPEATS whatever --repeats, keyed as the quiet probes are
-    assert len(decode) == len(prefill) == TWIN_REPEATS
+    # as many calls as TWIN_REPEATS whatever --repeats (prompts: at each of the quiet probe's
+    # lengths), keyed as the quiet probes are
+    lengths = profiler.prompt_lengths()
+    assert len(lengths) > 1
+    assert len(decode) == TWIN_REPEATS
+    assert len(prefill) == TWIN_REPEATS * len(lengths)
     assert all(c.completion_tokens == DECODE_TOKENS and c.params["ctx"] == DISPLACED_CONTEXT for c in decode)
-    assert all(c.params["tokens"] == DISPLACED_CONTEXT and c.prompt_tokens > c.cached_tokens for c in prefill)
+    assert sorted(c.params["tokens"] for c in prefill) == sorted(lengths * TWIN_REPEATS)
+    assert all(c.prompt_tokens > c.cached_tokens for c in prefill)
     assert all(c.predicted_ms and c.prompt_ms for c in decode + prefill)
     # the twin was decoding all the while: every measured call lies inside its requests' spans
     start, end = twin_client.spans[0][0], twin_client.spans[-1][1]

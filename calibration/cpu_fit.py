@@ -125,8 +125,8 @@ def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int, n_batch: 
     Where every point measured prompts of more than one length, the prompt speed is kept per
     length too (``crowded_prefill_speed_by_tokens``, one row per share, one column per batch
     size in ``crowded_prefill_tokens``): a short prompt batch is as many barriers as a long one
-    for less work, so it slows more (measured here beside a twin: 0.22-0.26 for 51 tokens, 0.36
-    for 511; beside a busy loop 0.37 for 64, 0.48 for 1,024)."""
+    for less work, so it slows more (measured here beside a twin: 0.22-0.26 for 51 uncached
+    tokens, 0.36 for 511; beside a busy loop, dev-t2's profile: 0.46 for 34, 0.51 for 497)."""
     points: list[tuple[float, float, float, str, dict[int, float]]] = []
     for probe, share in (("cpu_twin", cores / (2.0 * threads)), ("cpu_busy", cores / (threads + 1.0))):
         decode = _speed(calls, "decode", f"decode_{probe}", "decode", math.nan)

@@ -168,6 +168,7 @@ class FluidSchedule:
             if span:
                 step += rates.masked_s(span - own, chunk)
             host.saw(batch, kv_decoding, own, span - own if span else 0.0)
+        # the batch's width, as its step counts it: a full chunk of prompt tokens
         speed = host.speed.of_batch(base, step - base, batch + chunk if n_prefilling else float(batch))
         if n_prefilling:
             prefill_each = speed * chunk / step / n_prefilling

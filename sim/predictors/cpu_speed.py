@@ -11,8 +11,8 @@ is wrong for one of them whatever its value. A prompt batch's speed also depends
 a short batch is as many barriers as a long one for less work (beside a twin, in one session:
 0.22-0.26 for 51 tokens, 0.27-0.30 for 194, 0.36 for 511), so where the profile measured
 several lengths the prompt speed is a table by batch tokens too. Not modelled: what the
-crowding work is (beside a twin reading prompts rather than decoding, prompts ran at about the
-same speed, decode 0.08 against 0.16, within the calls' spread).
+crowding work is: beside a twin reading prompts rather than decoding, prompts ran at about the
+same speeds (0.22-0.39), and a decode at 0.08 against 0.16, within the calls' spread.
 
 Two ways a server loses cores (entities/cpu.py gives the shares):
 

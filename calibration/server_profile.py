@@ -29,7 +29,8 @@ from agbench.calibration.fitting import robust_nonneg_fit
 from agbench.calibration.profile_calls import probe_rows, value_span
 from agbench.errors import AgbenchError
 from agbench.load import PROFILE_CALLS_FILE
-from agbench.sim.profiles import ServerRates, load_toml
+from agbench.sim.plain_data import load_toml
+from agbench.sim.profiles import ServerRates
 
 #: ServerRates fields a profile measures (laid over a calibrated profile by ``--server-profile``).
 MEASURED_RATES = (

@@ -41,7 +41,7 @@ from agbench.records import TABLES, arrow_schema
 from agbench.results import ConfigurationSummary, RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
-from agbench.sim.profiles import load_toml
+from agbench.sim.plain_data import load_toml
 from agbench.status import Status
 from agbench.store import RunStore
 from agbench.trajectory import TrajectorySet

@@ -42,8 +42,9 @@ from agbench.errors import AgbenchError
 from agbench.resources import shipped_dir
 from agbench.schema import NON_NEGATIVE, Bound, check
 from agbench.shipped import find_toml, shipped_names
+from agbench.sim.plain_data import deep_merge, load_toml
 from agbench.sim.predictors.roofline import Roofline
-from agbench.sim.profiles import Profile, deep_merge, load_toml
+from agbench.sim.profiles import Profile
 from agbench.sim.uncertainty import read_uncertainty
 from agbench.sim.workloads.base import Workload
 from agbench.sim.workloads.replay import replay_workload

@@ -39,7 +39,7 @@ from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.resources import shipped_dir
 from agbench.shipped import find_toml, shipped_names
-from agbench.sim.profiles import load_toml
+from agbench.sim.plain_data import load_toml
 
 SPEC_DIR = shipped_dir("whatif-specs")
 

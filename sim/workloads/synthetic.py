@@ -29,7 +29,7 @@ from agbench.architecture_roles import plan_for
 from agbench.attempt import Endpoint
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.sim.profiles import from_plain, load_toml, to_plain
+from agbench.sim.plain_data import from_plain, load_toml, to_plain
 from agbench.sim.workloads.base import SimTask, Workload
 from agbench.status import Status
 from agbench.trajectory import ToolStep, Trajectory, TrajectorySet, Turn

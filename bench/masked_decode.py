@@ -1,0 +1,113 @@
+"""Does a decode step pay for other sequences' cells in a unified KV pool?
+
+In a unified pool llama.cpp's attention spans the stream's used cells (``get_n_kv``), every
+sequence's included and masked. This measures what that costs a *decode* step: one sequence
+decodes (its context short and fixed) while idle slots hold ``--held`` cells each (their
+prompts cached with one-token requests, pinned with ``id_slot``), for several held sizes in a
+shuffled order, every condition on a freshly started server (an empty pool: erasing slots needs
+``--slot-save-path``).
+
+    .venv/bin/python bench/masked_decode.py [--threads 2] [--held 0,500,1000,2000] [--repeats 3]
+
+Prints the decode time per token (llama.cpp's ``predicted_ms``) per held total, and the slope
+per 1,000 held cells (least squares over every call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+from typing import Any
+
+from agbench.config import ServerSettings
+from agbench.live.load.level import build_prompt
+from agbench.live.providers.openai_compatible import ChatClient
+from agbench.live.serving.llama_server import ManagedServer
+from agbench.live.trajectories.sizing import CounterCache, TokenCounter
+from agbench.load import RequestSpec
+
+BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
+
+
+class Probe:
+    def __init__(self, url: str, alias: str, counter: TokenCounter, parallel: int) -> None:
+        self.url = url
+        self.client = ChatClient(url, alias, max_retries=0)
+        self.counter = counter
+        self.parallel = parallel
+        self.n = 0
+
+    async def prompt(self, tokens: int) -> list[dict[str, Any]]:
+        self.n += 1
+        return await build_prompt(self.counter, RequestSpec(0.0, tokens, 1), self.n, "masked-decode")
+
+    async def send(self, messages: list[dict[str, Any]], max_tokens: int, slot: int) -> Any:
+        result = await self.client.chat(messages, max_tokens=max_tokens, extra_body={**BODY, "id_slot": slot})
+        if result.error_class:
+            raise SystemExit(f"request failed: {result.error_class} {result.error}")
+        return result
+
+    async def one(self, held: int, idle: int, context: int, tokens: int) -> tuple[float, int]:
+        """(ms per decoded token, cells the idle slots hold) for one condition."""
+        warm = await self.prompt(16)
+        await self.send(warm, 8, 0)  # the first request after a start is slow
+        for slot in range(1, 1 + idle):
+            if held > 0:
+                await self.send(await self.prompt(held), 1, slot)
+        own = await self.prompt(context)
+        await self.send(own, 1, 0)  # cached: the measured call's prompt work is one token
+        result = await self.send(own, tokens, 0)
+        return result.predicted_ms / max(1, result.completion_tokens), (held + 1) * idle if held else 0
+
+
+async def measure(args: argparse.Namespace, url: str, alias: str, held: int) -> tuple[float, int]:
+    counters = CounterCache()
+    try:
+        probe = Probe(url, alias, await counters.counter(url), args.parallel)
+        try:
+            return await probe.one(held, args.parallel - 1, args.context, args.tokens)
+        finally:
+            await probe.client.aclose()
+    finally:
+        await counters.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--parallel", type=int, default=4, help="slots: one decodes, the rest hold cells")
+    parser.add_argument("--ctx", type=int, default=8192, help="unified pool cells")
+    parser.add_argument("--held", type=lambda s: [int(x) for x in s.split(",")], default=[0, 500, 1000, 2000])
+    parser.add_argument("--context", type=int, default=64, help="the decoding sequence's prompt tokens")
+    parser.add_argument("--tokens", type=int, default=48, help="tokens decoded per measurement")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    settings = ServerSettings(n_ctx=args.ctx, n_parallel=args.parallel, kv_unified=True, threads=args.threads)
+    conditions = [h for h in args.held for _ in range(args.repeats)]
+    random.Random(7).shuffle(conditions)
+    rows = []
+    for held in conditions:
+        with ManagedServer(settings) as server:
+            ms, cells = asyncio.run(measure(args, server.url, server.alias, held))
+        rows.append((cells, ms))
+        print(f"idle slots hold {cells:6d} cells: {ms:7.2f} ms/token", flush=True)
+    print(
+        f"\n{args.threads} thread(s), {args.parallel} slots, unified {args.ctx} cells, "
+        f"one sequence of {args.context} tokens decoding {args.tokens}"
+    )
+    for cells in sorted({c for c, _ in rows}):
+        values = [ms for c, ms in rows if c == cells]
+        print(
+            f"  idle slots hold {cells:6d} cells: median {statistics.median(values):7.2f} ms/token "
+            f"(min {min(values):.2f}, max {max(values):.2f}, n {len(values)})"
+        )
+    xs = [c / 1000 for c, _ in rows]
+    ys = [ms for _, ms in rows]
+    slope, intercept = statistics.linear_regression(xs, ys)
+    print(f"  least squares: {intercept:.2f} ms/token + {slope:.2f} ms per 1,000 held cells")
+
+
+if __name__ == "__main__":
+    main()

@@ -23,27 +23,25 @@ from typing import Any
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
+from agbench.live.load.profile import BODY
+from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter
 from agbench.load import RequestSpec
 
-BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
-
 
 class Probe:
-    def __init__(self, url: str, alias: str, counter: TokenCounter, parallel: int) -> None:
-        self.url = url
+    def __init__(self, url: str, alias: str, counter: TokenCounter) -> None:
         self.client = ChatClient(url, alias, max_retries=0)
         self.counter = counter
-        self.parallel = parallel
         self.n = 0
 
     async def prompt(self, tokens: int) -> list[dict[str, Any]]:
         self.n += 1
         return await build_prompt(self.counter, RequestSpec(0.0, tokens, 1), self.n, "masked-decode")
 
-    async def send(self, messages: list[dict[str, Any]], max_tokens: int, slot: int) -> Any:
+    async def send(self, messages: list[dict[str, Any]], max_tokens: int, slot: int) -> ChatResult:
         result = await self.client.chat(messages, max_tokens=max_tokens, extra_body={**BODY, "id_slot": slot})
         if result.error_class:
             raise SystemExit(f"request failed: {result.error_class} {result.error}")
@@ -65,7 +63,7 @@ class Probe:
 async def measure(args: argparse.Namespace, url: str, alias: str, held: int) -> tuple[float, int]:
     counters = CounterCache()
     try:
-        probe = Probe(url, alias, await counters.counter(url), args.parallel)
+        probe = Probe(url, alias, await counters.counter(url))
         try:
             return await probe.one(held, args.parallel - 1, args.context, args.tokens)
         finally:

@@ -20,11 +20,10 @@ from pathlib import Path
 
 from agbench.attempt import AttemptKey
 from agbench.config import ServerSettings
+from agbench.live.load.profile import BODY
 from agbench.live.providers import ChatClient
 from agbench.live.proxy import RecordingProxy, Upstream
 from agbench.live.serving import ManagedServer
-
-BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
 
 def prompt(i: int, words: int) -> list[dict[str, str]]:

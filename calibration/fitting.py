@@ -81,6 +81,13 @@ def fit_quality(quantity: str, y: np.ndarray, pred: np.ndarray, method: str) -> 
     return FitQuality(quantity, len(y), method, r2=r2, median_abs_rel_error=float(np.median(rel)))
 
 
+def variation(samples: np.ndarray) -> float:
+    """The samples' coefficient of variation (standard deviation / mean; 0 when there is no
+    spread to speak of): what a jittered simulation draws each such time with."""
+    mean = float(np.mean(samples)) if len(samples) else 0.0
+    return float(np.std(samples, ddof=1) / mean) if len(samples) > 1 and mean > 0 else 0.0
+
+
 def lognormal_fit(values: np.ndarray, quantity: str) -> tuple[float, float, FitQuality]:
     """Median and shape (sigma of log) of a positive sample; quality from a KS test's statistic."""
     v = values[np.isfinite(values) & (values > 0)]

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from agbench.attempt import Endpoint, ErrorClass
-from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, too_few
+from agbench.calibration.fitting import MIN_SAMPLES, FitQuality, too_few, variation
 from agbench.status import Status
 
 #: One attempt: the run it belongs to first (calibrate takes several runs, and the same task at
@@ -91,6 +91,7 @@ def fit_harness(
     fits: dict[str, Any] = {}
     if len(gaps) >= MIN_SAMPLES:
         behaviour["turn_gap_s"] = float(np.mean(gaps))
+        behaviour["turn_gap_cv"] = variation(gaps)
         fits["harness_turn_gap"] = FitQuality(
             "behaviour.turn_gap_s", len(gaps), f"mean (median {np.median(gaps):.4f} s)"
         ).to_dict()
@@ -101,12 +102,14 @@ def fit_harness(
         # that part of the measured setup is not counted twice.
         first_gap = behaviour.get("turn_gap_s", 0.0)
         behaviour["harness_overhead_s"] = float(max(0.0, np.mean(edges) - first_gap))
+        behaviour["harness_overhead_cv"] = variation(edges)
         fits["harness_overhead"] = FitQuality(
             "behaviour.harness_overhead_s", len(edges), "mean of setup + teardown per attempt"
         ).to_dict()
     overheads = request_overheads(model_calls)
     if len(overheads) >= MIN_SAMPLES:
         server["request_overhead_s"] = float(np.median(overheads))
+        server["request_overhead_cv"] = variation(overheads)
         fits["server_request_overhead"] = FitQuality(
             "server.request_overhead_s", len(overheads), "median of total - (prompt + predicted)"
         ).to_dict()

@@ -11,8 +11,15 @@ simulation runs once per draw; a metric's 90 % interval is the 5th to 95th perce
 draws, and each (configuration, task)'s failure probability is the share of draws where it
 did not succeed.
 
-What is *not* drawn (stated wherever the interval is shown): the agents' behaviour fitted from
-the C = 1 run (harness and request overheads), and the tool times (replayed as recorded).
+Each draw also takes a timing-jitter stream of its own (sim/agents/timing_jitter.py): every
+turn gap, request overhead, sandbox setup and verification and tool call drawn around its
+fitted mean with the call-to-call spread measured at the fit levels. Where two agents' requests
+arrive milliseconds apart, which one the server reads first decides whose decode waits behind
+whose prompt; one deterministic timeline shows one such pattern, the draws several, so the
+interval holds the chaos of timing a live recording is one sample of.
+
+What is *not* drawn (stated wherever the interval is shown): the agents' turns and tokens
+(replayed as recorded), and the workload's task order.
 
 :func:`draw_plan` decides what ``agbench sim --draws N`` varies for a scenario: the server
 rates as above when its calibrated profile carries bootstrap data; else the scenario's stated
@@ -36,8 +43,9 @@ from agbench.sim.uncertainty import assumption_overlays, has_bootstrap, rate_dra
 LEVEL = 0.9
 METHOD = (
     "server rates from bootstrap resamples of the server profile's calls x the larger measured "
-    "drift (between its repetitions, or from it to the calibration run's configurations); "
-    "behaviour and tool times not drawn"
+    "drift (between its repetitions, or from it to the calibration run's configurations), with "
+    "each draw's turn gaps, request overheads, sandbox setup and tool times drawn around their "
+    "means with the spread measured at the fit levels; turns and tokens not drawn"
 )
 
 
@@ -64,9 +72,10 @@ def interval_object(per_metric: dict[str, tuple[float, float]], draws: int) -> d
 #: bootstrap refit profile-server writes (20), enough for a rough 90 % band; a draw costs one
 #: simulation of the matrix (seconds), not a report.
 DEFAULT_DRAWS = 20
+#: What every draw's timing-jitter stream varies, as ``drawn`` names it.
+JITTER_DRAWN = "timing jitter: turn gaps, request overheads, sandbox setup and tool times"
 NOT_DRAWN_CALIBRATED = [
-    "agents' behaviour fitted from the C = 1 run (turns, tokens, harness and request overheads)",
-    "tool times (as recorded or as the scenario states them)",
+    "agents' turns and tokens (as the trajectories record them)",
     "the workload (one seed: the same tasks in the same order in every draw)",
 ]
 NOT_DRAWN_ASSUMED = [
@@ -103,7 +112,7 @@ def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
             kind="calibrated",
             overlays=[{"server": {"rates": r}} for r in rates],
             method=METHOD,
-            drawn=sorted({k for r in rates for k in r}),
+            drawn=[*sorted({k for r in rates for k in r}), JITTER_DRAWN],
             not_drawn=list(NOT_DRAWN_CALIBRATED),
         )
     if scenario.uncertain:

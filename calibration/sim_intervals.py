@@ -52,7 +52,11 @@ def drawn_summaries(
 ) -> list[list[ConfigurationSummary]]:
     """Per draw, the summary's configurations of the matrix under that draw's profile."""
     variants = [dataclasses.replace(scenario, profile=scenario.profile.merged(o)) for o in plan.overlays]
-    jobs = [matrix_jobs(v, workload, archs, concurrency, seed, f"draw-{i}") for i, v in enumerate(variants)]
+    # each draw also takes a timing-jitter stream of its own (sim/agents/timing_jitter.py)
+    jobs = [
+        matrix_jobs(v, workload, archs, concurrency, seed, f"draw-{i}", jitter=i + 1)
+        for i, v in enumerate(variants)
+    ]
     flat = run_jobs([j for js in jobs for j in js], workers=workers, ray=ray)
     out: list[list[ConfigurationSummary]] = []
     i = 0

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from agbench.attempt import Endpoint, ErrorClass
-from agbench.calibration.fitting import MIN_SAMPLES, lognormal_fit, too_few
+from agbench.calibration.fitting import MIN_SAMPLES, lognormal_fit, too_few, variation
 from agbench.status import Status
 
 
@@ -57,6 +57,7 @@ def fit_tools(tool_calls: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]
     per_tool: dict[str, Any] = {}
     wall_by_tool: dict[str, float] = {}
     cpu_by_tool: dict[str, float] = {}
+    cv_by_tool: dict[str, float] = {}
     for name, group in calls.groupby("tool"):
         wall = group["wall_s"].to_numpy(float)
         per_tool[str(name)] = {
@@ -68,11 +69,14 @@ def fit_tools(tool_calls: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]
         # Means, not medians: what a suite's wall time adds up is the mean per call.
         wall_by_tool[str(name)] = float(np.mean(wall))
         cpu_by_tool[str(name)] = float(group["cpu_s"].astype(float).mean())
+        # across the calls seen: a synthesised step takes the tool's mean, whatever its task
+        cv_by_tool[str(name)] = variation(wall)
     fraction = float(calls["cpu_s"].sum() / max(1e-9, calls["wall_s"].sum()))
     tools: dict[str, Any] = {
         "default_cpu_fraction": min(1.0, max(0.0, fraction)),
         "wall_s_by_tool": wall_by_tool,
         "cpu_s_by_tool": cpu_by_tool,
+        "wall_cv_by_tool": cv_by_tool,
     }
     return tools, {"tools": {"samples": len(calls), "per_tool": per_tool}}
 

@@ -77,7 +77,9 @@ METRICS: tuple[Metric, ...] = (
 )
 
 
-def _get(entry: ConfigurationSummary | None, path: tuple[str, ...]) -> float | None:
+def metric_value(entry: ConfigurationSummary | None, path: tuple[str, ...]) -> float | None:
+    """One metric of a configuration's summary by its path (a Metric's ``path``); None when absent
+    or not a finite number."""
     value: Any = entry
     for key in path:  # model fields, then keys of a figure table (failures by status)
         value = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
@@ -144,9 +146,10 @@ def simulate_pair(
     scenario: str = DEFAULT_SCENARIO,
     seed: int | None = None,
     rates: dict[str, Any] | None = None,
+    jitter: int | None = None,
 ) -> SimulatedRun:
     """One live run and its simulation; ``rates`` replaces the profile's server rates (a
-    draw of intervals.rate_draws)."""
+    draw of intervals.rate_draws), ``jitter`` is the timing-jitter stream (None: nominal)."""
     store = RunStore.open(run_dir)
     meta = store.run_meta()
     live_tables = store.tables()
@@ -192,6 +195,7 @@ def simulate_pair(
             # the live monitors' interval: a sampled peak is compared with a sampled peak
             sample_interval_s=float(meta.options.get("sample_interval_s") or 0.5),
             only=ran,
+            jitter=jitter,
         )
         records += result.records
         warnings += [f"{entry.architecture.value} C={conc}: {w}" for w in result.range_warnings]
@@ -268,9 +272,9 @@ def compare(
             ]
             for entry in live.configurations:
                 key = (entry.architecture.value, entry.concurrency)
-                live_value = _get(entry, metric.path)
+                live_value = metric_value(entry, metric.path)
                 sim_entry = sim_by_key.get(key)
-                sim_value = _get(sim_entry, metric.path)
+                sim_value = metric_value(sim_entry, metric.path)
                 if live_value is None and sim_value is None:
                     continue  # the metric does not exist for this configuration on either side
                 missing = live_value is None or sim_value is None
@@ -293,7 +297,7 @@ def compare(
                     "saturated": metric.name == "kv_peak_cells" and saturated(entry, sim_entry),
                 }
                 band = percentiles(
-                    [v for d in drawn if (v := _get(d.get(key), metric.path)) is not None]
+                    [v for d in drawn if (v := metric_value(d.get(key), metric.path)) is not None]
                     + ([sim_value] if sim_value is not None else [])
                 )
                 if drawn and band is not None:
@@ -336,7 +340,11 @@ def validate(
         held_levels |= {c.concurrency for c in s.live.configurations} - set(fit_levels)
     rate_sets = rate_draws(fit, draws)
     drawn = [
-        [simulate_pair(Path(d), profile, scenario, seed, rates) for rates in rate_sets] for d in run_dirs
+        [
+            simulate_pair(Path(d), profile, scenario, seed, rates, jitter=k + 1)
+            for k, rates in enumerate(rate_sets)
+        ]
+        for d in run_dirs
     ]
     live_outcomes: Outcomes = {}
     sim_outcomes: Outcomes = {}

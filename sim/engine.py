@@ -113,11 +113,15 @@ def simulate(
     sample_interval_s: float = 5.0,
     per_step_events: bool = False,
     only: Collection[str] | None = None,
+    jitter: int | None = None,
 ) -> SimResult:
-    """Simulate one configuration; deterministic for a given (profile, workload, seed).
+    """Simulate one configuration; deterministic for a given (profile, workload, seed, jitter).
 
     ``only``: run just these tasks of the workload, in the order the seed gives them
     (validation simulates the tasks a live configuration ran).
+
+    ``jitter``: the timing-jitter stream (agents/timing_jitter.py) whose draws the harness,
+    tool and request-overhead times take; None: every such time at its fitted mean.
 
     ``per_step_events`` swaps in the naive per-token server (entities/per_token_server.py: an event
     per decode step and per generated token of each sequence): only the speed benchmark uses it.
@@ -155,6 +159,7 @@ def simulate(
         workload.agent_kind,
         records,
         cloud_server=standin,
+        jitter=jitter,
     )
     queue = task_order(workload, seed, only)
     position = [0]

@@ -305,6 +305,9 @@ class ServerProfile:
     # prompt + generation work (fitted: live total_s minus llama.cpp's timings); counted in
     # the call's TTFT and total time, as the live proxy measures them.
     request_overhead_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    # Its coefficient of variation call to call (fitted): only a jittered run draws it
+    # (sim/agents/timing_jitter.py).
+    request_overhead_cv: Annotated[float, Bound(ge=0)] = 0.0
     spec_draft_max: Annotated[int, Bound(ge=0, unit="draft tokens")] = (
         0  # speculative decoding: draft tokens per step (MTP heads, draft model)
     )
@@ -381,6 +384,9 @@ class ToolProfile:
     # that record no time of their own (synthesised trajectories); empty = use the step's.
     wall_s_by_tool: dict[str, float] = field(default_factory=dict)
     cpu_s_by_tool: dict[str, float] = field(default_factory=dict)
+    # Each tool's wall-time coefficient of variation across the calls calibration saw: a
+    # jittered run draws a call's time around its mean with it (sim/agents/timing_jitter.py).
+    wall_cv_by_tool: dict[str, float] = field(default_factory=dict)
     # Task categories whose tools are multi-threaded (builds, media conversion, numerical
     # code): the share of the device's cores such a tool keeps busy while it computes. Its
     # step's CPU seconds say how long it computes alone; concurrent tasks' tools then share
@@ -418,11 +424,14 @@ class BehaviourProfile:
     setup_share: Annotated[float, FRACTION] = (
         0.5  # the part of harness_overhead_s spent before the agent starts
     )
+    harness_overhead_cv: Annotated[float, Bound(ge=0)] = 0.0  # attempt to attempt (fitted; jittered runs)
     # The harness's own time before each model request (building and sizing the request,
     # the proxy) when the trajectory records none (``think_s`` = 0): fitted by calibration.
     turn_gap_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
     # Of that gap, the CPU seconds the harness process burns on it (runs on the shared cores).
     turn_gap_cpu_s: Annotated[float, Bound(ge=0, unit="s")] = 0.0
+    # The gap's coefficient of variation (fitted), drawn only by a jittered run.
+    turn_gap_cv: Annotated[float, Bound(ge=0)] = 0.0
 
 
 @dataclass

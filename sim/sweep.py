@@ -34,10 +34,17 @@ class SimJob:
     concurrency: int
     seed: int
     run_id: str = "sim"
+    jitter: int | None = None  # the timing-jitter stream (sim/agents/timing_jitter.py)
 
     def run(self) -> SimResult:
         return simulate(
-            self.scenario.profile, self.arch, self.concurrency, self.seed, self.workload, run_id=self.run_id
+            self.scenario.profile,
+            self.arch,
+            self.concurrency,
+            self.seed,
+            self.workload,
+            run_id=self.run_id,
+            jitter=self.jitter,
         )
 
 
@@ -68,8 +75,9 @@ def matrix_jobs(
     concurrency: Sequence[int],
     seed: int,
     run_id: str = "sim",
+    jitter: int | None = None,
 ) -> list[SimJob]:
-    return [SimJob(scenario, workload, a.value, c, seed, run_id) for a in archs for c in concurrency]
+    return [SimJob(scenario, workload, a.value, c, seed, run_id, jitter) for a in archs for c in concurrency]
 
 
 def default_out_dir(prefix: str = "sim") -> Path:

@@ -22,6 +22,7 @@ from agbench.config import Architecture
 from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
 from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole, agent_label
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
+from agbench.sim.agents.timing_jitter import TimingJitter
 from agbench.sim.entities.cloud import CloudAPI, CloudReply
 from agbench.sim.entities.cpu import HARNESS, ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalRequest, LocalServer
@@ -61,6 +62,7 @@ class SimWorld:
     agent_kind: str  # task_runs.agent_kind: "sim-replay" / "sim-synthetic"
     records: list[Any] = field(default_factory=list)
     cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
+    jitter: int | None = None  # the timing-jitter stream (timing_jitter.py); None: nominal times
     architecture: Architecture = field(init=False)  # what comparisons use
     arch: str = field(init=False)  # its name (LO, CO, HCL, HLL): keys, seeds and labels in rows
     labels: dict[SimRole, AgentLabel] = field(init=False)  # each role's trace label
@@ -84,6 +86,7 @@ class TaskState:
     t_start: float
     deadline: float
     rng: random.Random
+    jitter: TimingJitter  # this attempt's draws of its harness and tool times (nominal: none)
     current: tuple[str, Any, simpy.Event] | None = None  # ("slot" | "standin" | "cpu", what, event)
     expired: bool = False
     finished: bool = False
@@ -146,6 +149,7 @@ class TaskAgent:
             env.now,
             env.now + (limit := task_deadline_s(self.task.time_limit_s, b.deadline_s)),
             random.Random(f"{w.seed}|{self.task.task}|{w.arch}|run"),
+            TimingJitter(w.jitter, f"{w.seed}|{self.task.task}|{w.arch}|{self.attempt}"),
         )
         deadline = env.timeout(limit)
         deadline.callbacks.append(lambda _e: self._expire(st))
@@ -157,7 +161,8 @@ class TaskAgent:
             )
         else:
             if b.harness_overhead_s > 0:
-                yield self._sleep(st, b.harness_overhead_s * b.setup_share)  # sandbox setup
+                setup = b.harness_overhead_s * b.setup_share * st.jitter.factor(b.harness_overhead_cv)
+                yield self._sleep(st, setup)  # sandbox setup
             outcome = OK if st.expired else (yield from self._agent(st, self.traj, SimRole.LEAD, ("lead", 0)))
             if outcome == DEADLINE or st.expired:
                 status, reason = Status.TIMEOUT, f"task deadline {limit:g} s reached"
@@ -169,7 +174,10 @@ class TaskAgent:
             else:
                 status = Status(self.traj.recorded_status or Status.SUCCESS)
             if not st.expired and b.harness_overhead_s > 0:
-                yield self._sleep(st, b.harness_overhead_s * (1.0 - b.setup_share))  # verification
+                verify = (
+                    b.harness_overhead_s * (1.0 - b.setup_share) * st.jitter.factor(b.harness_overhead_cv)
+                )
+                yield self._sleep(st, verify)  # verification
         st.finished = True
         st.record.task_run(
             agent_kind=w.agent_kind,
@@ -301,7 +309,9 @@ class TaskAgent:
         w = self.w
         assert w.server is not None, "a local turn in an architecture without a local server"
         t0 = w.env.now
-        overhead = w.profile.server.request_overhead_s
+        overhead = w.profile.server.request_overhead_s * st.jitter.factor(
+            w.profile.server.request_overhead_cv
+        )
         if overhead > 0:
             yield self._sleep(st, overhead)
             if st.expired:
@@ -322,14 +332,16 @@ class TaskAgent:
         CPU part runs on the shared cores, so it stretches when they are busy."""
         w = self.w
         b = w.profile.behaviour
-        cpu_s = min(b.turn_gap_cpu_s, b.turn_gap_s)
+        factor = st.jitter.factor(b.turn_gap_cv)
+        gap = b.turn_gap_s * factor
+        cpu_s = min(b.turn_gap_cpu_s * factor, gap)
         if cpu_s > 0:
             ev = w.cpu.run(cpu_s, 1.0)
             st.current = ("cpu", None, ev)
             yield ev
             if st.expired:
                 return False
-        rest = b.turn_gap_s - cpu_s
+        rest = gap - cpu_s
         if rest > 0:
             yield self._sleep(st, rest)
         return not st.expired
@@ -341,7 +353,8 @@ class TaskAgent:
         server = self.w.cloud_server
         assert server is not None
         t0 = self.w.env.now
-        overhead = self.w.profile.server.request_overhead_s
+        server_profile = self.w.profile.server
+        overhead = server_profile.request_overhead_s * st.jitter.factor(server_profile.request_overhead_cv)
         if overhead > 0:
             yield self._sleep(st, overhead)
             if st.expired:
@@ -499,8 +512,9 @@ class TaskAgent:
         if recorded_wall <= 0 and recorded_cpu <= 0 and step.tool in tp.wall_s_by_tool:
             recorded_wall = tp.wall_s_by_tool[step.tool]  # a synthesised step: the fitted time
             recorded_cpu = tp.cpu_s_by_tool.get(step.tool, 0.0)
-        wall = recorded_wall * tp.wall_scale
-        cpu_s = recorded_cpu * tp.wall_scale if recorded_cpu > 0 else wall * tp.default_cpu_fraction
+        scale = tp.wall_scale * st.jitter.factor(tp.wall_cv_by_tool.get(step.tool, 0.0))
+        wall = recorded_wall * scale
+        cpu_s = recorded_cpu * scale if recorded_cpu > 0 else wall * tp.default_cpu_fraction
         share = tp.parallel_share_by_category.get(self.task.category, 0.0)
         group = None if tp.own_sched_group else HARNESS  # None: a scheduling group of its own
         if wall <= 0 and cpu_s <= 0:

@@ -221,6 +221,12 @@ SERVER_TERMS = (
     ("server", "crowded_prefill_speed_by_tokens", "CPU-only: prompt speed per crowded_share and batch size"),
     ("tools", "own_sched_group", "each tool a CPU scheduling group of its own (its session)"),
     ("server", "request_overhead_s", "client + HTTP time per request beyond the server's own work"),
+    ("server", "request_overhead_cv", "its call-to-call spread (coefficient of variation; jittered runs)"),
+    ("behaviour", "turn_gap_s", "the harness's own time before each model request"),
+    ("behaviour", "turn_gap_cv", "its spread (jittered runs)"),
+    ("behaviour", "harness_overhead_s", "sandbox setup + verification per task"),
+    ("behaviour", "harness_overhead_cv", "its spread (jittered runs)"),
+    ("tools", "wall_cv_by_tool", "each tool's wall-time spread across calls (jittered runs)"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
     ("server", "prefill_scheduling", "iterations: llama-server's loop; shared: fluid processor sharing"),
     ("server", "slot_policy", "longest common prefix, then LRU (never-used slots: highest index)"),
@@ -230,6 +236,19 @@ SERVER_TERMS = (
     ("server", "cache_idle_slots", "idle slots saved to the prompt cache and cleared at each launch"),
 )
 
+
+#: Terms calibration fits from the live runs' own times (calibration/harness_fit.py, usage_fit.py).
+FITTED_HARNESS_TERMS = frozenset(
+    {
+        "request_overhead_s",
+        "request_overhead_cv",
+        "turn_gap_s",
+        "turn_gap_cv",
+        "harness_overhead_s",
+        "harness_overhead_cv",
+        "wall_cv_by_tool",
+    }
+)
 
 #: How the profile crowded the server's threads at each measured share.
 CROWDED_PROBES = {"cpu_twin": "beside a twin server decoding", "cpu_busy": "beside one busy core"}
@@ -292,8 +311,8 @@ def term_source(profile: Profile, table: str, field: str) -> str:
         return f"fitted on the run's calls at C = {levels} ({samples} prefill samples)"
     if given:
         return given
-    if field == "request_overhead_s" and fit.get("concurrency"):
-        return f"fitted (harness overhead at C = {','.join(str(c) for c in fit['concurrency'])})"
+    if field in FITTED_HARNESS_TERMS and fit.get("concurrency"):
+        return f"fitted (the live runs' harness and tool times at C = {','.join(str(c) for c in fit['concurrency'])})"
     return "assumption (default or scenario value, not measured)"
 
 

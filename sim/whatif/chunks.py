@@ -33,15 +33,17 @@ def run_chunks(
     *,
     workers: int = 1,
     ray: str | None = None,
+    jitter: int | None = None,
 ) -> list[PointResult]:
-    """Evaluate the chunks here (workers=1), in a process pool, or as Ray tasks; point order kept."""
+    """Evaluate the chunks here (workers=1), in a process pool, or as Ray tasks; point order
+    kept. ``jitter``: the timing-jitter stream every point is simulated with (None: nominal)."""
     if ray is not None:
-        return _on_ray(chunks, bases, workloads, seed, ray)
+        return _on_ray(chunks, bases, workloads, seed, ray, jitter)
     if workers <= 1 or len(chunks) <= 1:
-        return [r for chunk in chunks for r in evaluate_chunk(chunk, bases, workloads, seed)]
+        return [r for chunk in chunks for r in evaluate_chunk(chunk, bases, workloads, seed, jitter)]
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-        parts = pool.map(partial(evaluate_chunk, bases=bases, workloads=workloads, seed=seed), chunks)
-        return [r for part in parts for r in part]
+        run = partial(evaluate_chunk, bases=bases, workloads=workloads, seed=seed, jitter=jitter)
+        return [r for part in pool.map(run, chunks) for r in part]
 
 
 def _on_ray(
@@ -50,11 +52,12 @@ def _on_ray(
     workloads: dict[str, Workload],
     seed: int,
     address: str,
+    jitter: int | None,
 ) -> list[PointResult]:
     ray_mod = ray_cluster.connect(address)
     remote = ray_mod.remote(evaluate_chunk)
     bases_ref, workloads_ref = ray_mod.put(bases), ray_mod.put(workloads)
-    parts = ray_mod.get([remote.remote(chunk, bases_ref, workloads_ref, seed) for chunk in chunks])
+    parts = ray_mod.get([remote.remote(chunk, bases_ref, workloads_ref, seed, jitter) for chunk in chunks])
     return [r for part in parts for r in part]
 
 

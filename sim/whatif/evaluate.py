@@ -100,8 +100,11 @@ def objectives(result: SimResult) -> dict[str, float]:
     }
 
 
-def evaluate(point: Point, base: Profile, workload: Workload, seed: int) -> PointResult:
-    """Check the point's memory fit, then simulate it (deterministic for the seed)."""
+def evaluate(
+    point: Point, base: Profile, workload: Workload, seed: int, jitter: int | None = None
+) -> PointResult:
+    """Check the point's memory fit, then simulate it (deterministic for the seed and the
+    timing-jitter stream)."""
     profile = point_profile(base, point)
     roof = Roofline(profile.device, profile.model, profile.server)
     out = PointResult(
@@ -117,7 +120,7 @@ def evaluate(point: Point, base: Profile, workload: Workload, seed: int) -> Poin
             return out
     else:
         out.memory_gb = 0.0
-    result = simulate(profile, point.arch, point.concurrency, seed, workload, run_id="whatif")
+    result = simulate(profile, point.arch, point.concurrency, seed, workload, run_id="whatif", jitter=jitter)
     out.objectives = guarded(objectives(result), point.guard, result.records, point.concurrency)
     out.suite_wall_s = result.suite_wall_s
     out.tasks = sum(1 for r in result.records if isinstance(r, TaskRun))
@@ -129,10 +132,14 @@ def evaluate(point: Point, base: Profile, workload: Workload, seed: int) -> Poin
 
 
 def evaluate_chunk(
-    items: list[tuple[Point, str]], bases: dict[str, Profile], workloads: dict[str, Workload], seed: int
+    items: list[tuple[Point, str]],
+    bases: dict[str, Profile],
+    workloads: dict[str, Workload],
+    seed: int,
+    jitter: int | None = None,
 ) -> list[PointResult]:
     """A batch of points (one process or Ray task evaluates many, so little travels per point)."""
-    return [evaluate(point, bases[key], workloads[key], seed) for point, key in items]
+    return [evaluate(point, bases[key], workloads[key], seed, jitter) for point, key in items]
 
 
 __all__ = ["PointResult", "evaluate", "evaluate_chunk", "objectives", "point_profile"]

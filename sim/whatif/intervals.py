@@ -62,7 +62,8 @@ def front_intervals(
         method=(
             "each front point simulated again under each draw of its device scenario's uncertain "
             "inputs (calibrated: bootstrap server rates x drift; assumptions: the scenario's "
-            "[uncertainty] ranges, not a calibrated interval); points off the front not redrawn"
+            "[uncertainty] ranges, not a calibrated interval), each draw with its own timing-jitter "
+            "stream where calibration measured the spread; points off the front not redrawn"
         ),
     )
     front = [i for i in result.front if kinds.get(result.results[i].point.device, "none") != "none"]
@@ -70,7 +71,8 @@ def front_intervals(
         return out
     items = [(result.results[i].point, result.results[i].point.device) for i in front]
     per_draw = [
-        run_chunks([items], bases[k], workloads, sp.seed, workers=workers, ray=ray) for k in range(draws)
+        run_chunks([items], bases[k], workloads, sp.seed, workers=workers, ray=ray, jitter=k + 1)
+        for k in range(draws)
     ]
     for j, i in enumerate(front):
         out.bands[i] = {}

@@ -132,7 +132,8 @@ def test_a_calibrated_profile_with_bootstrap_data_draws_by_default(tmp_path: Pat
         conf.intervals.metrics["time_breakdown_s.local_model"].p05
         < conf.intervals.metrics["time_breakdown_s.local_model"].p95
     )
-    assert any("behaviour" in n for n in conf.intervals.not_drawn)
+    assert any("turns and tokens" in n for n in conf.intervals.not_drawn)
+    assert any(n.startswith("timing jitter") for n in conf.intervals.drawn)
 
 
 def test_uncertainty_ranges_must_hold_their_point_and_cite_a_source(tmp_path: Path) -> None:

@@ -150,6 +150,24 @@ def fit_profile(traces: LiveTraces) -> dict[str, Any]:
     return overlay
 
 
+def cpu_server_fields(cpu: dict[str, Any]) -> dict[str, Any]:
+    """The server-table fields a server profile's CPU fit (``[cpu]``, or one bootstrap refit of
+    it) gives the simulator: the one-busy-core efficiency, the displaced speeds, the crowded
+    table."""
+    out: dict[str, Any] = {}
+    for key in ("oversubscribed_efficiency", "displaced_speed", "displaced_thread_share"):
+        if key in cpu:
+            out[key] = float(cpu[key])
+    if "displaced_speed" in cpu:  # the probe displaced some of the threads: its per-kind figures
+        for key in ("displaced_decode_speed", "displaced_prefill_speed"):
+            if math.isfinite(float(cpu.get(key, math.nan))) and float(cpu[key]) > 0:
+                out[key] = min(1.0, float(cpu[key]))
+    for key in CROWDED_KEYS:
+        if key in cpu:
+            out[key] = [[float(x) for x in v] if isinstance(v, list) else float(v) for v in cpu[key]]
+    return out
+
+
 def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     """The overlay with the server's rates taken from a server profile (``agbench
     profile-server``) instead of the run: what the traces fitted is kept under
@@ -165,16 +183,8 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
         rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])
     server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
     cpu = profile.get("cpu", {})
-    for key in ("oversubscribed_efficiency", "displaced_speed", "displaced_thread_share"):
-        if key in cpu:
-            server[key] = float(cpu[key])
-    if "displaced_speed" in cpu:  # the probe displaced some of the threads: its per-kind figures
-        for key in ("displaced_decode_speed", "displaced_prefill_speed"):
-            if math.isfinite(float(cpu.get(key, math.nan))) and float(cpu[key]) > 0:
-                server[key] = min(1.0, float(cpu[key]))
-    for key in CROWDED_KEYS:
-        if key in cpu:
-            server[key] = [[float(x) for x in v] if isinstance(v, list) else float(v) for v in cpu[key]]
+    server.update(cpu_server_fields(cpu))
+    bootstrap = profile.get("bootstrap", {})
     mismatched = _settings_mismatch(profile.get("server", {}), server)
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))
@@ -185,7 +195,9 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
         "cpu": cpu,
         "restore": profile.get("restore", {}),
         "noise": profile.get("noise", {}),
-        "bootstrap": profile.get("bootstrap", {}).get("rates", []),
+        "bootstrap": bootstrap.get("rates", []),
+        # the CPU speeds of the same resamples, as server fields (empty: a profile from before)
+        "bootstrap_cpu": [cpu_server_fields(c) for c in bootstrap.get("cpu", []) if isinstance(c, dict)],
         "settings_mismatch": mismatched,
     }
     overlay["fit"]["server_from_run"] = {k: v for k, v in fitted.items() if k != "source"}

@@ -2,7 +2,8 @@
 
 A point prediction hides how much it depends on the calibration data. Each *draw* takes the
 server's rates from one bootstrap resample of the server profile's calls (the coefficients as
-the data allow them; ``server_profile.bootstrap_rates``) and scales them by the measured noise
+the data allow them; ``server_profile.bootstrap_refits``, the CPU speeds beside a busy core or a
+twin server refitted on the same resample) and scales the rates by the measured noise
 floor: the larger of the drift between the profile's repetitions minutes apart
 (``server_profile.repeat_drift``) and how far the calibration run's configurations landed from
 the profile (``run_drift``: the server of a configuration recorded later, under the machine's
@@ -37,13 +38,20 @@ import numpy as np
 
 from agbench.results.summary import IntervalKind
 from agbench.sim.scenario import Scenario
-from agbench.sim.uncertainty import assumption_overlays, has_bootstrap, rate_draws, stated_values
+from agbench.sim.uncertainty import (
+    assumption_overlays,
+    has_bootstrap,
+    rate_draws,
+    server_draws,
+    stated_values,
+)
 
 #: What an interval's shape is, reported with it.
 LEVEL = 0.9
 METHOD = (
-    "server rates from bootstrap resamples of the server profile's calls x the larger measured "
-    "drift (between its repetitions, or from it to the calibration run's configurations), with "
+    "server rates and CPU speeds (crowded, displaced, busy core) from bootstrap resamples of "
+    "the server profile's calls, the rates x the larger measured drift (between its "
+    "repetitions, or from it to the calibration run's configurations), with "
     "each draw's turn gaps, request overheads, sandbox setup and tool times drawn around their "
     "means with the spread measured at the fit levels; turns and tokens not drawn"
 )
@@ -107,12 +115,12 @@ def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
     """The draws for ``agbench sim --draws N`` on this scenario (with its profile laid over)."""
     fit = scenario.profile.fit
     if has_bootstrap(fit):
-        rates = rate_draws(fit, draws, seed)
+        servers = server_draws(fit, draws, seed)
         return DrawPlan(
             kind="calibrated",
-            overlays=[{"server": {"rates": r}} for r in rates],
+            overlays=[{"server": d} for d in servers],
             method=METHOD,
-            drawn=[*sorted({k for r in rates for k in r}), JITTER_DRAWN],
+            drawn=[*sorted({k for d in servers for k in (*d["rates"], *d) if k != "rates"}), JITTER_DRAWN],
             not_drawn=list(NOT_DRAWN_CALIBRATED),
         )
     if scenario.uncertain:
@@ -154,4 +162,5 @@ __all__ = [
     "interval_object",
     "percentiles",
     "rate_draws",
+    "server_draws",
 ]

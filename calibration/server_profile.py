@@ -293,7 +293,8 @@ BOOTSTRAP_DRAWS = 20
 def write_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any], path: Path) -> Path:
     tables = fit_server_profile(calls, meta)
     tables["noise"] = repeat_drift(calls)
-    tables["bootstrap"] = {"rates": bootstrap_rates(calls, meta, BOOTSTRAP_DRAWS)}
+    refits = bootstrap_refits(calls, meta, BOOTSTRAP_DRAWS)
+    tables["bootstrap"] = {"rates": [r for r, _ in refits], "cpu": [c for _, c in refits]}
     path.write_text(tomli_w.dumps(_finite(tables)), encoding="utf-8")
     return path
 
@@ -335,6 +336,8 @@ def _finite(value: Any) -> Any:
         return {
             k: _finite(v) for k, v in value.items() if not (isinstance(v, float) and not math.isfinite(v))
         }
+    if isinstance(value, list):  # the bootstrap's tables
+        return [_finite(v) if isinstance(v, dict) else v for v in value]
     return value
 
 
@@ -362,6 +365,7 @@ def measured_ranges(profile: dict[str, Any]) -> dict[str, list[float]]:
 
 __all__ = [
     "MEASURED_RATES",
+    "bootstrap_refits",
     "fit_server_profile",
     "load_server_profile",
     "measured_ranges",
@@ -378,12 +382,25 @@ def bootstrap_rates(
 ) -> list[dict[str, float]]:
     """The rates refitted on ``draws`` resamples (with replacement) of the profile's calls,
     each probe resampled within itself: how far the coefficients move with the data."""
+    return [rates for rates, _cpu in bootstrap_refits(calls, meta, draws, seed)]
+
+
+def bootstrap_refits(
+    calls: list[dict[str, Any]], meta: dict[str, Any], draws: int, seed: int = 0
+) -> list[tuple[dict[str, float], dict[str, Any]]]:
+    """(rates, CPU speeds) refitted on each of ``draws`` resamples of the profile's calls, both
+    from the same resample. The crowded speeds rest on a few calls whose time swings several-fold
+    beside a twin (four calls of 67-250 ms a token on dev-t2's profile), and the hybrids' rows
+    move with them more than with any rate, so the intervals draw them too."""
     rng = np.random.default_rng(seed)
     by_probe: dict[str, list[dict[str, Any]]] = {}
     for c in calls:
         by_probe.setdefault(c["probe"], []).append(c)
-    n_batch = int(meta["server"].get("batch_size") or 512)
-    out: list[dict[str, float]] = []
+    server = meta["server"]
+    n_batch = int(server.get("batch_size") or 512)
+    threads = int(server.get("threads") or 1)
+    cores = int(meta.get("cores") or os.cpu_count() or 1)
+    out: list[tuple[dict[str, float], dict[str, Any]]] = []
     for _ in range(draws):
         sample: list[dict[str, Any]] = []
         for probe, rows in by_probe.items():
@@ -398,7 +415,7 @@ def bootstrap_rates(
             continue
         rates = {**decode, **prefill}
         rates.update(fit_masked(sample, rates, n_batch)[0])
-        out.append(rates)
+        out.append((rates, fit_cpu(sample, threads, cores, n_batch)))
     return out
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from agbench.calibration.intervals import LEVEL, METHOD, percentiles, rate_draws
+from agbench.calibration.intervals import LEVEL, METHOD, percentiles, server_draws
 from agbench.calibration.scoring import (
     Outcomes,
     brier,
@@ -145,11 +145,12 @@ def simulate_pair(
     profile_path: Path,
     scenario: str = DEFAULT_SCENARIO,
     seed: int | None = None,
-    rates: dict[str, Any] | None = None,
+    server: dict[str, Any] | None = None,
     jitter: int | None = None,
 ) -> SimulatedRun:
-    """One live run and its simulation; ``rates`` replaces the profile's server rates (a
-    draw of intervals.rate_draws), ``jitter`` is the timing-jitter stream (None: nominal)."""
+    """One live run and its simulation; ``server`` is laid over the profile's server table
+    (one draw of ``server_draws``: its ``rates`` and CPU speeds), ``jitter`` is the
+    timing-jitter stream (None: nominal)."""
     store = RunStore.open(run_dir)
     meta = store.run_meta()
     live_tables = store.tables()
@@ -173,10 +174,13 @@ def simulate_pair(
         if settings is not None:
             for key, value in pool_table(settings).items():
                 setattr(sc.profile.server, key, value)
-        if rates is not None and sc.profile.server.rates is not None:
-            for key, value in rates.items():
+        if server is not None and sc.profile.server.rates is not None:
+            for key, value in server.get("rates", {}).items():
                 if hasattr(sc.profile.server.rates, key):
                     setattr(sc.profile.server.rates, key, rate_value(value))
+            for key, value in server.items():
+                if key != "rates" and hasattr(sc.profile.server, key):
+                    setattr(sc.profile.server, key, value)
         if meta.time_limit_s:
             sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
@@ -338,11 +342,11 @@ def validate(
     simulated = [simulate_pair(Path(d), profile, scenario, seed) for d in run_dirs]
     for s in simulated:
         held_levels |= {c.concurrency for c in s.live.configurations} - set(fit_levels)
-    rate_sets = rate_draws(fit, draws)
+    rate_sets = server_draws(fit, draws)
     drawn = [
         [
-            simulate_pair(Path(d), profile, scenario, seed, rates, jitter=k + 1)
-            for k, rates in enumerate(rate_sets)
+            simulate_pair(Path(d), profile, scenario, seed, server, jitter=k + 1)
+            for k, server in enumerate(rate_sets)
         ]
         for d in run_dirs
     ]

@@ -10,7 +10,8 @@ field drawn uniformly and independently in its range. The spread that comes out 
 *sensitivity* range over the stated assumptions, not a calibrated interval, and is labelled so.
 
 The calibrated draws (:func:`rate_draws`: bootstrap refits of a server profile x its measured
-drift, calibration/intervals.py explains them) live here too, beside the assumption draws, so
+drift, with the CPU speeds of the same refits in :func:`server_draws`; calibration/intervals.py
+explains them) live here too, beside the assumption draws, so
 that the simulator's own callers (the what-if search) can draw either without calibration.
 """
 
@@ -162,6 +163,15 @@ def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str,
     return out
 
 
+def server_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, Any]]:
+    """``draws`` server-table overlays: :func:`rate_draws`' rates, each with the CPU speeds
+    (crowded, displaced, busy core) refitted on the same bootstrap resample where the profile
+    kept them (``fit.server_profile.bootstrap_cpu``, calibration/server_profile.py)."""
+    rates = rate_draws(fit, draws, seed)
+    cpu = [c for c in fit.get("server_profile", {}).get("bootstrap_cpu", []) if isinstance(c, dict)]
+    return [{"rates": r, **(cpu[i % len(cpu)] if cpu else {})} for i, r in enumerate(rates)]
+
+
 def scaled_rates(rates: dict[str, Any], decode: float, prefill: float) -> dict[str, Any]:
     """A server rate table with its decode work ``decode`` times slower and its prompt work
     (per-token rate, fixed part, masked cells) ``prefill`` times slower; batch sizes, sources
@@ -202,7 +212,7 @@ def profile_overlays(
     drift) when its fit has bootstrap data, else ``assumptions`` over ``ranges``, else
     ``none`` with no overlay. The one rule the simulator's callers share (sim --draws, whatif)."""
     if has_bootstrap(profile.fit):
-        return "calibrated", [{"server": {"rates": r}} for r in rate_draws(profile.fit, draws, seed)]
+        return "calibrated", [{"server": d} for d in server_draws(profile.fit, draws, seed)]
     if ranges:
         return "assumptions", assumption_overlays(ranges, stated_values(profile), draws, seed)
     return "none", []
@@ -215,5 +225,6 @@ __all__ = [
     "rate_draws",
     "read_uncertainty",
     "scaled_rates",
+    "server_draws",
     "stated_values",
 ]

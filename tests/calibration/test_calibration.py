@@ -19,7 +19,9 @@ import pytest
 import simpy
 
 from agbench.calibration import calibrate, fit_profile, validate
+from agbench.calibration.server_profile import refit_server_profile
 from agbench.calibration.traces import load_live
+from agbench.calibration.validation import simulate_pair
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.records import ModelCall
@@ -193,3 +195,24 @@ def test_the_cloud_standin_contends_like_a_local_server() -> None:
     # an API does not slow down with our load; a second llama-server on the same cores does
     assert per_call[(False, 8)] == pytest.approx(per_call[(False, 1)], rel=0.05)
     assert per_call[(True, 8)] > 2 * per_call[(True, 1)]
+
+
+DEV_T2 = ROOT / "calibration" / "reference" / "dev-t2"
+
+
+@pytest.mark.skipif(not (DEV_T2 / "run" / "run.json").is_file(), reason="dev-t2 is not in this checkout")
+def test_an_interval_draw_lays_its_cpu_speeds_over_the_server_as_well_as_its_rates(tmp_path: Path) -> None:
+    server = refit_server_profile(DEV_T2 / "server_profile.toml", tmp_path / "server_profile.toml")
+    profile = calibrate([DEV_T2 / "run"], tmp_path / "p.toml", concurrency=[1], server_profile=server)
+
+    def suite(overlay: dict[str, Any] | None) -> float:
+        sim = simulate_pair(DEV_T2 / "run", profile, server=overlay).sim
+        return next(
+            c.suite_wall_s for c in sim.configurations if (c.architecture.value, c.concurrency) == ("HCL", 2)
+        )
+
+    nominal = suite(None)
+    assert suite({"rates": {}}) == nominal  # nothing laid over: the point run
+    crowded = Profile.load(profile).server.crowded_decode_speed
+    slower = suite({"rates": {}, "crowded_decode_speed": [s / 2 for s in crowded]})
+    assert slower > nominal  # two servers' threads on two cores: HCL's clashes take longer

@@ -21,7 +21,7 @@ import tomli_w
 
 from agbench.calibration import calibrate
 from agbench.calibration.cpu_fit import fit_cpu
-from agbench.calibration.intervals import rate_draws
+from agbench.calibration.intervals import rate_draws, server_draws
 from agbench.calibration.server_profile import (
     fit_server_profile,
     refit_server_profile,
@@ -435,6 +435,32 @@ def test_calibration_lays_the_crowded_and_displaced_speeds_over_the_server(tmp_p
     # and the displaced speeds, per kind of work
     assert server.displaced_decode_speed == pytest.approx(cpu["displaced_decode_speed"])
     assert server.displaced_prefill_speed == pytest.approx(cpu["displaced_prefill_speed"])
+
+
+@pytest.mark.skipif(not (REFERENCE / "run.json").is_file(), reason="the reference dataset is not here")
+def test_interval_draws_take_the_crowded_speeds_of_the_same_bootstrap_resample(tmp_path: Path) -> None:
+    path = tmp_path / "server_profile.toml"
+    meta = {**META, "server": {**META["server"], "threads": 2}, "cores": 2}
+    write_server_profile(synthetic_calls(noise=0.05) + _crowded_calls(), meta, path)
+    refits = tomllib.loads(path.read_text())["bootstrap"]
+    assert len(refits["cpu"]) == len(refits["rates"]) > 10
+    # the twin's two decode calls (5x and 15x slower) resampled: the speed moves several-fold
+    twin = [c["crowded_decode_speed"][0] for c in refits["cpu"]]
+    assert max(twin) > 2 * min(twin)
+    out = tmp_path / "p.toml"
+    calibrate([REFERENCE], out, concurrency=[1], server_profile=path)
+    fit = Profile.load(out).fit
+    draws = server_draws(fit, 12)
+    assert len(draws) == 12
+    assert all("decode_step_s" in d["rates"] and len(d["crowded_decode_speed"]) == 2 for d in draws)
+    # draw i's CPU speeds and rates come from bootstrap refit i
+    boot = fit["server_profile"]["bootstrap_cpu"]
+    assert [d["crowded_decode_speed"] for d in draws] == [
+        boot[i % len(boot)]["crowded_decode_speed"] for i in range(12)
+    ]
+    # a profile from before the CPU bootstrap: rates alone, as before
+    fit["server_profile"].pop("bootstrap_cpu")
+    assert all(set(d) == {"rates"} for d in server_draws(fit, 3))
 
 
 def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> None:

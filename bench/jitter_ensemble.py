@@ -39,7 +39,7 @@ def report(run: Path, nominal: SimulatedRun, drawn: list[SimulatedRun]) -> None:
         nominal_errors, mean_errors = [], []
         for entry in nominal.live.configurations:
             key = (entry.architecture.value, entry.concurrency)
-            live = value(nominal.live.configurations, key, metric)
+            live = metric_value(entry, next(m.path for m in METRICS if m.name == metric))
             point = value(nominal.sim.configurations, key, metric)
             ensemble = [v for d in drawn if (v := value(d.sim.configurations, key, metric)) is not None]
             if entry.concurrency == 1 or not live or point is None or not ensemble:

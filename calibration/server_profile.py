@@ -377,19 +377,12 @@ __all__ = [
 ]
 
 
-def bootstrap_rates(
-    calls: list[dict[str, Any]], meta: dict[str, Any], draws: int, seed: int = 0
-) -> list[dict[str, float]]:
-    """The rates refitted on ``draws`` resamples (with replacement) of the profile's calls,
-    each probe resampled within itself: how far the coefficients move with the data."""
-    return [rates for rates, _cpu in bootstrap_refits(calls, meta, draws, seed)]
-
-
 def bootstrap_refits(
     calls: list[dict[str, Any]], meta: dict[str, Any], draws: int, seed: int = 0
 ) -> list[tuple[dict[str, float], dict[str, Any]]]:
-    """(rates, CPU speeds) refitted on each of ``draws`` resamples of the profile's calls, both
-    from the same resample. The crowded speeds rest on a few calls whose time swings several-fold
+    """(rates, CPU speeds) refitted on each of ``draws`` resamples (with replacement) of the
+    profile's calls, each probe resampled within itself, both from the same resample: how far
+    the coefficients move with the data. The crowded speeds rest on a few calls whose time swings several-fold
     beside a twin (four calls of 67-250 ms a token on dev-t2's profile), and the hybrids' rows
     move with them more than with any rate, so the intervals draw them too."""
     rng = np.random.default_rng(seed)

@@ -342,11 +342,11 @@ def validate(
     simulated = [simulate_pair(Path(d), profile, scenario, seed) for d in run_dirs]
     for s in simulated:
         held_levels |= {c.concurrency for c in s.live.configurations} - set(fit_levels)
-    rate_sets = server_draws(fit, draws)
+    server_sets = server_draws(fit, draws)
     drawn = [
         [
             simulate_pair(Path(d), profile, scenario, seed, server, jitter=k + 1)
-            for k, server in enumerate(rate_sets)
+            for k, server in enumerate(server_sets)
         ]
         for d in run_dirs
     ]
@@ -364,21 +364,21 @@ def validate(
         "metrics": compare(
             [(s.live, s.sim) for s in simulated],
             fit_levels,
-            [[d.sim for d in per_run] for per_run in drawn] if rate_sets else None,
+            [[d.sim for d in per_run] for per_run in drawn] if server_sets else None,
         ),
         "outcome_agreement": outcome_agreement(live_outcomes, sim_outcomes, held_levels),
         "range_warnings": sorted({w for s in simulated for w in s.range_warnings}),
         "skipped_incomplete": sorted({f"{a} C={c}" for s in simulated for a, c in s.skipped}),
     }
-    if rate_sets:
+    if server_sets:
         per_draw: list[Outcomes] = []
-        for k in range(len(rate_sets)):
+        for k in range(len(server_sets)):
             merged: Outcomes = {}
             for per_run in drawn:
                 merged.update(per_run[k].sim_outcomes)
             per_draw.append(merged)
         report["brier"] = brier(live_outcomes, [sim_outcomes, *per_draw], held_levels)
-        report["intervals"] = {"level": LEVEL, "draws": len(rate_sets) + 1, "method": METHOD}
+        report["intervals"] = {"level": LEVEL, "draws": len(server_sets) + 1, "method": METHOD}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.json"
     # the typed report (agbench.results.validation) is what is written: every key declared

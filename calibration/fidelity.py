@@ -202,16 +202,23 @@ def _num(value: float | None) -> str:
 
 
 def rows_table(report: ValidationReport, targets: Sequence[Target], held_out_only: bool) -> str:
-    """One line per (target metric, configuration or level): live, simulated, signed error."""
-    lines = [f"{'metric':26s} {'where':>16s} {'live':>10s} {'sim':>10s} {'error':>9s}"]
+    """One line per (target metric, configuration or level): live, simulated, signed error;
+    with draws, ``sim`` is their median and ``nominal`` the one run without them."""
+    drawn = report.intervals is not None and report.intervals.point is not None
+    extra = f" {'nominal':>10s}" if drawn else ""
+    lines = [f"{'metric':26s} {'where':>16s} {'live':>10s} {'sim':>10s} {'error':>9s}{extra}"]
     for target in targets:
         for row in _rows(report, target.metric):
             if held_out_only and not row.held_out:
                 continue
             shown = "-" if row.error_pct is None else f"{row.error_pct:+.1f}%"
+            nominal = f" {_num(row.sim_nominal):>10s}" if drawn else ""
             lines.append(
-                f"{target.metric:26s} {_row_key(row):>16s} {_num(row.live):>10s} {_num(row.sim):>10s} {shown:>9s}"
+                f"{target.metric:26s} {_row_key(row):>16s} {_num(row.live):>10s} {_num(row.sim):>10s} "
+                f"{shown:>9s}{nominal}"
             )
+    if drawn:
+        lines.append(f"(sim: {report.intervals.point if report.intervals else ''})")
     return "\n".join(lines)
 
 

@@ -56,6 +56,12 @@ METHOD = (
     "means with the spread measured at the fit levels; turns and tokens not drawn"
 )
 
+#: What a scored point is where there are draws (calibration/scoring.predictive_median).
+POINT = (
+    "the median of the nominal run and the draws (each pair's status: the one most of them "
+    "gave); the nominal run, every input at its fitted value and no jitter, is sim_nominal"
+)
+
 
 def percentiles(values: list[float]) -> tuple[float, float] | None:
     """(p05, p95) of the finite values; None without any."""
@@ -155,6 +161,7 @@ __all__ = [
     "DEFAULT_DRAWS",
     "LEVEL",
     "METHOD",
+    "POINT",
     "DrawPlan",
     "default_draws",
     "draw_plan",

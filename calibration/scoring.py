@@ -16,7 +16,11 @@ against whether it failed live.
 
 from __future__ import annotations
 
+import statistics
+from collections import Counter
 from typing import Any
+
+import numpy as np
 
 from agbench.results import ConfigurationSummary
 from agbench.status import Status
@@ -100,6 +104,29 @@ def outcomes_of(task_runs: Any) -> Outcomes:
     return out
 
 
+def predictive_median(values: list[float], kind: str) -> float:
+    """The point a row scores where the simulation ran over draws: the median of the nominal
+    run and the draws (the estimate that minimises the expected absolute error, how rows are
+    scored). One deterministic run with every input at its fitted value is not the typical
+    outcome of a timeline whose inputs vary: the live run is one draw of that variation. A
+    count takes the lower median, a value some simulation gave."""
+    if kind == "count":
+        return float(statistics.median_low(values))
+    return float(np.median(values))
+
+
+def modal_outcomes(simulations: list[Outcomes]) -> Outcomes:
+    """Each pair's status in most of the simulations (the nominal run first: a tie goes to the
+    earliest listed), the outcome :func:`outcome_agreement` scores where there are draws."""
+    out: Outcomes = {}
+    for key in sorted({k for s in simulations for k in s}):
+        statuses = [s[key] for s in simulations if key in s]
+        counts = Counter(statuses)
+        top = max(counts.values())
+        out[key] = next(status for status in statuses if counts[status] == top)
+    return out
+
+
 def outcome_agreement(live: Outcomes, sim: Outcomes, held_out: set[int] | None = None) -> dict[str, Any]:
     """Share of live (configuration, task) pairs the simulator gave the same status (a pair the
     simulator lacks is a disagreement), over all pairs and over the held-out levels."""
@@ -136,8 +163,10 @@ __all__ = [
     "ROW_BOUNDS_PCT",
     "SATURATED_FRACTION",
     "brier",
+    "modal_outcomes",
     "outcome_agreement",
     "outcomes_of",
+    "predictive_median",
     "row_passes",
     "saturated",
     "score_metric",

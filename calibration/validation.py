@@ -23,12 +23,22 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from agbench.calibration.intervals import LEVEL, METHOD, percentiles, server_draws
+from agbench.calibration.intervals import (
+    DEFAULT_DRAWS,
+    LEVEL,
+    METHOD,
+    POINT,
+    has_bootstrap,
+    percentiles,
+    server_draws,
+)
 from agbench.calibration.scoring import (
     Outcomes,
     brier,
+    modal_outcomes,
     outcome_agreement,
     outcomes_of,
+    predictive_median,
     saturated,
     score_metric,
 )
@@ -263,8 +273,9 @@ def compare(
 ) -> dict[str, Any]:
     """Per metric: one row per live configuration (live, sim, signed % error, verdict) and the
     scores (scoring.py). A value missing on either side is a row that misses, never dropped.
-    ``draws[i]``: the simulated summaries of pair i under each interval draw (rows then carry
-    ``sim_p05``/``sim_p95``)."""
+    ``draws[i]``: the simulated summaries of pair i under each interval draw; rows then carry
+    ``sim_p05``/``sim_p95``, and ``sim`` is the median of the draws and the nominal run (kept as
+    ``sim_nominal``)."""
     metrics: dict[str, Any] = {}
     for metric in METRICS:
         rows: list[dict[str, Any]] = []
@@ -278,7 +289,11 @@ def compare(
                 key = (entry.architecture.value, entry.concurrency)
                 live_value = metric_value(entry, metric.path)
                 sim_entry = sim_by_key.get(key)
-                sim_value = metric_value(sim_entry, metric.path)
+                nominal = metric_value(sim_entry, metric.path)
+                drawn_values = [v for d in drawn if (v := metric_value(d.get(key), metric.path)) is not None]
+                simulated = drawn_values + ([nominal] if nominal is not None else [])
+                # with draws, the point is their median (scoring.predictive_median)
+                sim_value = predictive_median(simulated, metric.kind) if drawn and simulated else nominal
                 if live_value is None and sim_value is None:
                     continue  # the metric does not exist for this configuration on either side
                 missing = live_value is None or sim_value is None
@@ -300,11 +315,9 @@ def compare(
                     "missing": missing,
                     "saturated": metric.name == "kv_peak_cells" and saturated(entry, sim_entry),
                 }
-                band = percentiles(
-                    [v for d in drawn if (v := metric_value(d.get(key), metric.path)) is not None]
-                    + ([sim_value] if sim_value is not None else [])
-                )
+                band = percentiles(simulated)
                 if drawn and band is not None:
+                    row["sim_nominal"] = nominal
                     row["sim_p05"], row["sim_p95"] = band
                 rows.append(row)
         errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
@@ -327,16 +340,20 @@ def validate(
     out: Path,
     scenario: str = DEFAULT_SCENARIO,
     seed: int | None = None,
-    draws: int = 0,
+    draws: int | None = None,
 ) -> Path:
     """Simulate each live run with the profile; write ``out/validation.json``.
 
     ``draws`` > 0 and a profile calibrated on a server profile: the simulation is repeated
     over that many draws of the server rates (intervals.py) for 90 % intervals, their
-    coverage, and each task's failure probability (Brier score)."""
+    coverage, and each task's failure probability (Brier score); each row's point is then the
+    median of the draws and the nominal run. ``None``: ``DEFAULT_DRAWS`` where the profile has
+    bootstrap data to draw from, as ``agbench sim`` does."""
     if not profile.is_file():
         raise AgbenchError(f"profile not found: {profile}")
     fit = load_toml(profile).get("fit", {})
+    if draws is None:
+        draws = DEFAULT_DRAWS if has_bootstrap(fit) else 0
     fit_levels = [int(c) for c in fit.get("concurrency", [])]
     held_levels: set[int] = set()
     simulated = [simulate_pair(Path(d), profile, scenario, seed) for d in run_dirs]
@@ -366,19 +383,27 @@ def validate(
             fit_levels,
             [[d.sim for d in per_run] for per_run in drawn] if server_sets else None,
         ),
-        "outcome_agreement": outcome_agreement(live_outcomes, sim_outcomes, held_levels),
         "range_warnings": sorted({w for s in simulated for w in s.range_warnings}),
         "skipped_incomplete": sorted({f"{a} C={c}" for s in simulated for a, c in s.skipped}),
     }
+    per_draw: list[Outcomes] = []
+    for k in range(len(server_sets)):
+        merged: Outcomes = {}
+        for per_run in drawn:
+            merged.update(per_run[k].sim_outcomes)
+        per_draw.append(merged)
+    # with draws, each pair's predicted status is the one most simulations gave (as the rows'
+    # point is their median)
+    predicted = modal_outcomes([sim_outcomes, *per_draw]) if per_draw else sim_outcomes
+    report["outcome_agreement"] = outcome_agreement(live_outcomes, predicted, held_levels)
     if server_sets:
-        per_draw: list[Outcomes] = []
-        for k in range(len(server_sets)):
-            merged: Outcomes = {}
-            for per_run in drawn:
-                merged.update(per_run[k].sim_outcomes)
-            per_draw.append(merged)
         report["brier"] = brier(live_outcomes, [sim_outcomes, *per_draw], held_levels)
-        report["intervals"] = {"level": LEVEL, "draws": len(server_sets) + 1, "method": METHOD}
+        report["intervals"] = {
+            "level": LEVEL,
+            "draws": len(server_sets) + 1,
+            "method": METHOD,
+            "point": POINT,
+        }
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.json"
     # the typed report (agbench.results.validation) is what is written: every key declared

@@ -51,7 +51,8 @@ CALIBRATION = [
         "from agbench.calibration import calibrate, validate\n"
         "SERVER_PROFILE = REFERENCE.parent / 'dev-profile' / 'server_profile.toml'\n"
         "profile = calibrate([REFERENCE], WORK / 'profile.toml', concurrency=[1], server_profile=SERVER_PROFILE)\n"
-        "# draws=5: the simulation repeated over bootstrap draws of the profile's rates (90 % intervals)\n"
+        "# draws=5: the simulation repeated over bootstrap draws of the profile's rates (90 % intervals;\n"
+        "# each row's sim is then the median of the draws and the nominal run, kept as sim_nominal)\n"
         "validation = json.loads(validate(profile, [REFERENCE], WORK, draws=5).read_text())\n"
         "print(profile.read_text()[:1500])"
     ),

@@ -93,13 +93,18 @@ def metric_values(conf: ConfigurationSummary) -> dict[str, float]:
 
 
 def interval_metrics(draws: Sequence[ConfigurationSummary]) -> dict[str, MetricInterval]:
-    """Per figure, the 5th and 95th percentile over the draws that have it."""
+    """Per figure, the 5th, 50th and 95th percentile over the draws that have it."""
     values: dict[str, list[float]] = {}
     for conf in draws:
         for name, v in metric_values(conf).items():
             values.setdefault(name, []).append(v)
     return {
-        name: MetricInterval(p05=float(np.percentile(v, 5)), p95=float(np.percentile(v, 95)), draws=len(v))
+        name: MetricInterval(
+            p05=float(np.percentile(v, 5)),
+            p50=float(np.median(v)),
+            p95=float(np.percentile(v, 95)),
+            draws=len(v),
+        )
         for name, v in sorted(values.items())
     }
 

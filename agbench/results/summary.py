@@ -150,6 +150,9 @@ class MetricInterval(ResultModel):
 
     p05: float
     p95: float
+    p50: float | None = Field(
+        default=None, description="the median over the draws: the point agbench validate scores"
+    )
     draws: int = Field(ge=0, description="draws in which the figure had a value")
     point_inside: bool | None = Field(
         default=None, description="whether the point prediction lies in [p05, p95] (set in summary.json)"

@@ -36,6 +36,9 @@ class ValidationRow(ResultModel):
     abs_diff: float | None = None
     missing: bool | None = Field(default=None, description="the value is missing on one side")
     saturated: bool | None = Field(default=None, description="peak KV at the pool's cap on both sides")
+    sim_nominal: float | None = Field(
+        default=None, description="with draws: the nominal run's value (``sim`` is the draws' median)"
+    )
     sim_p05: float | None = Field(default=None, description="5th percentile over the rate draws")
     sim_p95: float | None = Field(default=None, description="95th percentile over the rate draws")
     passed: bool | None = Field(default=None, alias="pass", description="within the metric's bound")
@@ -75,6 +78,7 @@ class IntervalMethod(ResultModel):
     level: float
     draws: int
     method: str
+    point: str | None = Field(default=None, description="what a row's ``sim`` is where there are draws")
 
 
 class ValidationReport(ResultModel):

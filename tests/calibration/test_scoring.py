@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from agbench.calibration.scoring import brier, outcome_agreement, row_passes, saturated, score_metric
-from agbench.results import ConfigurationSummary
+from agbench.calibration.scoring import (
+    brier,
+    modal_outcomes,
+    outcome_agreement,
+    predictive_median,
+    row_passes,
+    saturated,
+    score_metric,
+)
+from agbench.calibration.validation import compare
+from agbench.config import Architecture
+from agbench.results import ConfigurationSummary, RunSummary
 
 
 def _peak(fraction: float) -> ConfigurationSummary:
@@ -70,3 +80,51 @@ def test_brier_scores_failure_probabilities_against_live() -> None:
     assert brier(live, sure)["all"] == 0.0
     half = [dict(live), {("LO", 4, "a"): "context_limit", ("LO", 4, "b"): "success"}]
     assert brier(live, half)["all"] == 0.25
+
+
+def test_the_drawn_point_is_the_median_and_a_count_stays_a_count_some_run_gave() -> None:
+    assert predictive_median([10.0, 1.0, 2.0], "relative") == 2.0
+    assert predictive_median([3.0, 4.0], "relative") == 3.5
+    assert predictive_median([3.0, 4.0], "count") == 3.0  # never 3.5 tasks
+    assert predictive_median([0.0, 8.0, 8.0, 8.0, 0.0], "count") == 8.0
+
+
+def test_each_pair_takes_the_status_most_simulations_gave_and_a_tie_goes_to_the_nominal() -> None:
+    nominal = {("LO", 8, "a"): "success", ("LO", 8, "b"): "context_limit"}
+    draws = [
+        {("LO", 8, "a"): "context_limit", ("LO", 8, "b"): "success"},
+        {("LO", 8, "a"): "context_limit", ("LO", 8, "b"): "context_limit"},
+        {("LO", 8, "a"): "context_limit"},  # a draw that lacks a pair does not vote for it
+    ]
+    assert modal_outcomes([nominal, *draws]) == {
+        ("LO", 8, "a"): "context_limit",
+        ("LO", 8, "b"): "context_limit",
+    }
+    assert modal_outcomes([nominal, draws[0]]) == nominal
+
+
+def _summary(**configs: float) -> RunSummary:
+    """A summary with one LO configuration per ``C<level>=suite wall``."""
+    return RunSummary.model_construct(
+        run_id="r",
+        configurations=[
+            ConfigurationSummary.model_construct(
+                architecture=Architecture.LO, concurrency=int(k[1:]), suite_wall_s=v, kv_peak_fraction=None
+            )
+            for k, v in configs.items()
+        ],
+    )
+
+
+def test_with_draws_a_row_scores_their_median_and_keeps_the_nominal_run_beside_it() -> None:
+    live, nominal = _summary(C2=100.0, C4=100.0), _summary(C2=130.0, C4=100.0)
+    draws = [_summary(C2=101.0, C4=90.0), _summary(C2=99.0), _summary(C2=140.0, C4=110.0)]
+    rows = {r["concurrency"]: r for r in compare([(live, nominal)], [1], [draws])["suite_wall_s"]["rows"]}
+    assert rows[2]["sim_nominal"] == 130.0
+    assert rows[2]["sim"] == 115.5  # median of 101, 99, 140 and the nominal 130
+    assert rows[2]["error_pct"] == 15.5
+    assert (rows[2]["sim_p05"], rows[2]["sim_p95"]) == (99.3, 138.5)
+    assert rows[4]["sim"] == 100.0  # a draw without the figure does not vote
+    plain = compare([(live, nominal)], [1])["suite_wall_s"]["rows"]
+    assert [r["sim"] for r in plain] == [130.0, 100.0]
+    assert "sim_nominal" not in plain[0]

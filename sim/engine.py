@@ -206,9 +206,21 @@ def range_warnings(profile: Profile, server: LocalServer | None) -> list[str]:
     calibrated profile's ``fit.server_profile.ranges``): those rates are extrapolated."""
     ranges = profile.fit.get("server_profile", {}).get("ranges", {}) if profile.fit else {}
     seen = getattr(server, "seen", None)
-    if not ranges or not seen:
+    if not ranges or not seen or server is None:
         return []
     out = []
+    share, measured = server.lowest_thread_share, profile.server.crowded_share
+    if share < 1.0 and not measured:
+        out.append(
+            f"thread_share fell to {share:.2f} of a core; the server profile measured no crowded "
+            "speed (oversubscribed_efficiency's one-factor form, an assumption)"
+        )
+    elif measured and share < min(measured) * 0.95:
+        out.append(
+            f"thread_share fell to {share:.2f} of a core; the server profile measured "
+            f"{min(measured):.2f}-{max(measured):.2f} (below it the speed is taken in proportion "
+            "to the share, an assumption)"
+        )
     for name, span in ranges.items():
         value = seen.get(name)
         if value is None or len(span) != 2 or value <= float(span[1]) * 1.05:

@@ -107,6 +107,7 @@ class LocalServer:
             "prefill_context": 0.0,
             "masked_cells": 0.0,
         }
+        self.lowest_thread_share = 1.0
 
     @classmethod
     def on_device(
@@ -316,7 +317,7 @@ class LocalServer:
         if self.cpu is not None:
             demand = float(self.settings.threads) if self.active else 0.0
             allocated = self.cpu.set_demand(self._cpu_consumer, demand)
-            self.speed = server_speed(self.settings, allocated, self.cpu.displaced(self._cpu_consumer))
+            self._set_speed(allocated, self.cpu.displaced(self._cpu_consumer))
         self._plan_rates()
 
     def fail_all_in_flight(self) -> None:
@@ -417,8 +418,16 @@ class LocalServer:
 
     def _on_cpu_share(self, allocated: float, displaced: float) -> None:
         self._advance()
-        self.speed = server_speed(self.settings, allocated, displaced)
+        self._set_speed(allocated, displaced)
         self._plan_rates()
+
+    def _set_speed(self, allocated: float, displaced: float) -> None:
+        self.speed = server_speed(self.settings, allocated, displaced)
+        if self.active and self.settings.threads > 0:
+            # the least of a core each thread had while working (checked against the crowded
+            # shares the profile measured: engine.range_warnings)
+            share = min(1.0, (allocated + displaced) / float(self.settings.threads))
+            self.lowest_thread_share = min(self.lowest_thread_share, share)
 
     def _plan_rates(self) -> None:
         self.schedule.plan(self)

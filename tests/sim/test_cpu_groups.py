@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 import simpy
 
+from agbench.sim.engine import range_warnings
 from agbench.sim.entities.cpu import HARNESS, ProcessorSharingCPU, water_fill
 from agbench.sim.entities.local_server import LocalServer
 from agbench.sim.predictors.cpu_speed import ServerSpeed, server_speed
-from agbench.sim.profiles import ServerProfile, ServerRates
+from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 
 RATES = ServerRates(prefill_tok_s=1000.0, decode_step_s=0.02)
 
@@ -203,3 +204,30 @@ def test_a_short_prompt_beside_a_twin_is_read_at_its_batch_sizes_speed() -> None
         prompt_alone = _prompt_s(tokens, twin=False) - 0.02  # its answer's token: one decode step
         assert prompt_alone == pytest.approx(tokens / 1000)
         assert _prompt_s(tokens, twin=True) == pytest.approx(prompt_alone / speed + 0.02 / 0.1, rel=1e-6)
+
+
+def _warnings_beside_a_twin(server: ServerProfile) -> list[str]:
+    """engine.range_warnings after a two-thread server decoded beside a twin on two cores
+    (each thread on half a core), calibrated from a server profile."""
+    env = simpy.Environment()
+    cpu = ProcessorSharingCPU(env, 2)
+    servers = [LocalServer(env, server, RATES, 1, cpu=cpu, cpu_consumer=f"server-{i}") for i in range(2)]
+    reqs = [s.submit((name, 0), "sys", 0, 1, 20) for s, name in zip(servers, "ab", strict=True)]
+    env.run(reqs[0].done & reqs[1].done)
+    assert servers[0].lowest_thread_share == pytest.approx(0.5)
+    fit = {"server_profile": {"ranges": {"decode_batch": [1, 4]}}}
+    return range_warnings(Profile(server=server, fit=fit), servers[0])
+
+
+def test_a_thread_share_below_the_measured_crowded_points_is_flagged() -> None:
+    kw = {"threads": 2, "prefill_scheduling": "iterations"}
+    # measured beside a twin (0.5): inside the table, nothing to say
+    assert _warnings_beside_a_twin(ServerProfile(**kw, **CROWDED)) == []  # type: ignore[arg-type]
+    # measured beside a busy loop only (2/3): 0.5 is read in proportion below it
+    busy = {"crowded_share": [2 / 3], "crowded_decode_speed": [0.3], "crowded_prefill_speed": [0.55]}
+    (text,) = _warnings_beside_a_twin(ServerProfile(**kw, **busy))  # type: ignore[arg-type]
+    assert text.startswith("thread_share fell to 0.50")
+    assert "measured 0.67-0.67" in text
+    # not measured at all: the one-factor form, an assumption
+    (text,) = _warnings_beside_a_twin(ServerProfile(**kw))  # type: ignore[arg-type]
+    assert "measured no crowded speed" in text

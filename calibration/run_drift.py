@@ -20,6 +20,7 @@ it: ``sim/uncertainty.rate_draws`` draws the rates with the larger of the two sp
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -45,20 +46,11 @@ def run_drift(calls: pd.DataFrame, rates: ServerRates) -> dict[str, Any]:
     prefill: dict[tuple[str, str], list[float]] = {}
     for row in local.to_dict("records"):
         key = (str(row["run_id"]), str(row["architecture"]))
-        prompt, cached, out = (
-            _num(row["prompt_tokens"]),
-            _num(row["cached_tokens"]),
-            _num(row["completion_tokens"]),
-        )
-        decode_ms, prompt_ms = _num(row["predicted_ms"]), _num(row["prompt_ms"])
-        if decode_ms > 0 and out > 1:
-            step = rates.decode_step(1, prompt + out / 2.0)  # the context halfway through the reply
-            decode.setdefault(key, []).append(math.log(decode_ms / 1000.0 / out / step))
-        new = prompt - cached
-        if prompt_ms > 0 and new >= MIN_PREFILL_TOKENS:
-            # a follow-up prompt is one batch: its fixed part once, then its tokens
-            per_token = (rates.prefill_batch_s + new / rates.prefill_rate(cached + new / 2.0)) / new
-            prefill.setdefault(key, []).append(math.log(prompt_ms / 1000.0 / new / per_token))
+        decode_lr, prefill_lr = call_log_ratios(row, rates)
+        if decode_lr is not None:
+            decode.setdefault(key, []).append(decode_lr)
+        if prefill_lr is not None:
+            prefill.setdefault(key, []).append(prefill_lr)
     out_d, bias_d = _spread(decode)
     out_p, bias_p = _spread(prefill)
     return {
@@ -69,6 +61,28 @@ def run_drift(calls: pd.DataFrame, rates: ServerRates) -> dict[str, Any]:
         "configurations": len(set(decode) | set(prefill)),
         "calls": int(sum(len(v) for v in decode.values())),
     }
+
+
+def call_log_ratios(row: Mapping[Hashable, Any], rates: ServerRates) -> tuple[float | None, float | None]:
+    """(decode, prompt) log of one local call's observed time per token over what ``rates``
+    give for it alone on the server (batch 1, its own context); None where the call has too
+    little of that kind of work to time."""
+    prompt, cached, out = (
+        _num(row["prompt_tokens"]),
+        _num(row["cached_tokens"]),
+        _num(row["completion_tokens"]),
+    )
+    decode_ms, prompt_ms = _num(row["predicted_ms"]), _num(row["prompt_ms"])
+    decode = prefill = None
+    if decode_ms > 0 and out > 1:
+        step = rates.decode_step(1, prompt + out / 2.0)  # the context halfway through the reply
+        decode = math.log(decode_ms / 1000.0 / out / step)
+    new = prompt - cached
+    if prompt_ms > 0 and new >= MIN_PREFILL_TOKENS:
+        # a follow-up prompt is one batch: its fixed part once, then its tokens
+        per_token = (rates.prefill_batch_s + new / rates.prefill_rate(cached + new / 2.0)) / new
+        prefill = math.log(prompt_ms / 1000.0 / new / per_token)
+    return decode, prefill
 
 
 def run_level(drift: dict[str, Any]) -> dict[str, float]:
@@ -107,4 +121,4 @@ def _num(value: Any) -> float:
     return v if math.isfinite(v) else 0.0
 
 
-__all__ = ["MIN_CONFIGURATIONS", "MIN_PREFILL_TOKENS", "run_drift", "run_level"]
+__all__ = ["MIN_CONFIGURATIONS", "MIN_PREFILL_TOKENS", "call_log_ratios", "run_drift", "run_level"]

@@ -8,9 +8,10 @@ even for a call alone on it ran on a slower machine, which no simulation of the 
 know; one that ran at the level and still misses is the model's. This calibrates the set the
 documented way (its server profile, refitted from its recorded calls, plus C = 1), then prints,
 per configuration: the first-served prompt's time (alone in its batch: the other agents' first
-requests wait behind it) and the median time of the calls no other local call overlapped, each
-over what the calibrated rates give for it alone, and the nominal simulation's suite-wall error. The
-figures are diagnostics: nothing here feeds a prediction.
+requests wait behind it) and the median time of the calls no other call overlapped (local or
+the cloud stand-in's, which shares the cores), each over what the calibrated rates give for it
+alone, and the nominal simulation's suite-wall error. The figures are diagnostics: nothing here
+feeds a prediction.
 
     .venv/bin/python bench/level_speed.py [--set calibration/reference/dev-t2]
     .venv/bin/python bench/level_speed.py --run calibration/reference/run \\

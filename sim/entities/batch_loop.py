@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
+import simpy
+
 from agbench.errors import AgbenchError
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.predictors.cpu_speed import ServerSpeed
@@ -57,6 +59,7 @@ class ScheduleHost(Protocol):
     """The server as a schedule sees it: its pool, its requests and the few actions a schedule
     may take (LocalServer implements it)."""
 
+    env: simpy.Environment
     pool: PoolFacts
     rates: ServerRates
     active: list[LocalRequest]
@@ -292,6 +295,8 @@ class IterationsSchedule:
             take = min(r.prefill_left, budget)
             budget -= take
             r.batch_left_at_start = r.prefill_left
+            if r.t_prompt is None:  # llama.cpp's t_start_process_prompt: its first batch
+                r.t_prompt = host.env.now
             self.batch_tokens[r] = take
             tokens_in += take
             ctx += (r.cached + r.prefilled + take / 2.0) * take

@@ -33,6 +33,10 @@ class LocalRequest:
     rate_p: float = 0.0
     rate_d: float = 0.0
     t_slot: float | None = None
+    # when its prompt first took part in a batch (llama-server's ``t_start_process_prompt``,
+    # set in ``update_slots``): after the batch running when it arrived; None where the
+    # schedule starts prompts at once (its prompt time counts from ``t_slot``)
+    t_prompt: float | None = None
     t_first: float | None = None
     t_done: float | None = None
     finish_reason: str = ""
@@ -55,6 +59,7 @@ class LocalRequest:
     def call_figures(self, t0: float, now: float) -> dict[str, Any]:
         """The ``model_calls`` figures of this request as the live client records them, for a
         call sent at ``t0`` (TTFT and total from there; llama.cpp's own prompt/generation ms)."""
+        start = self.t_prompt if self.t_prompt is not None else self.t_slot
         decode_s = (
             (self.t_done - self.t_first) if (self.t_first is not None and self.t_done is not None) else None
         )
@@ -65,8 +70,8 @@ class LocalRequest:
             "cached_tokens": self.cached,
             "completion_tokens": self.completion_tokens,
             "output_tok_s": (self.completion_tokens / decode_s) if decode_s else None,
-            "prompt_ms": ((self.t_first - self.t_slot) * 1000)
-            if (self.t_first is not None and self.t_slot is not None)
+            "prompt_ms": ((self.t_first - start) * 1000)
+            if (self.t_first is not None and start is not None)
             else None,
             "predicted_ms": decode_s * 1000 if decode_s is not None else None,
             "finish_reason": self.finish_reason,

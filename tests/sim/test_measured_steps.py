@@ -91,3 +91,20 @@ def test_a_prompt_beside_decodes_pays_the_decode_step_not_the_fixed_part() -> No
     plain, paid = _run(base, "iterations", arrivals), _run(fixed, "iterations", arrivals)
     assert _ttft(paid[1]) == pytest.approx(_ttft(plain[1]), rel=1e-9)
     assert _ttft(paid[0]) == pytest.approx(_ttft(plain[0]) + 0.05, rel=1e-6)  # alone: paid
+
+
+def test_prompt_time_counts_from_the_first_batch_the_prompt_is_in() -> None:
+    """llama-server sets ``t_start_process_prompt`` when ``update_slots`` first takes the slot:
+    a request that arrives while another's prompt batch runs waits for that batch outside its
+    prompt time (its TTFT holds the wait), as the live traces record it."""
+    rates = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01)
+    first, second = _run(rates, "iterations", [(0.0, 500, 2), (0.1, 100, 2)])
+    assert first.t_first == pytest.approx(1.0)  # 500 tokens at 500 a second, alone
+    # the second waited for that batch (0.9 s), then shared one with the first's decode token
+    assert second.t_prompt == pytest.approx(1.0)
+    figures = second.call_figures(second.t_arrive, second.t_done or 0.0)
+    assert figures["prompt_ms"] == pytest.approx((_ttft(second) - 0.9) * 1000)
+    # the continuous schedule starts every prompt at once: its time counts from the slot
+    shared = _run(rates, "shared", [(0.0, 500, 2), (0.1, 100, 2)])[1]
+    assert shared.t_prompt is None
+    assert shared.call_figures(shared.t_arrive, 0.0)["prompt_ms"] == pytest.approx(_ttft(shared) * 1000)

@@ -73,7 +73,7 @@ class ProfileOptions:
     server: ServerSettings = field(default_factory=ServerSettings)
     local_url: str | None = None  # None: start a managed llama-server with ``server``
     model: str = "smollm2-135m"
-    quick: bool = False  # the smallest grid: batch sizes 1 and --parallel, one background size
+    quick: bool = False  # the smallest grid: batch sizes 1, 2, 4 and --parallel, one background size
     repeats: int = 2
     quiet: bool = False
 
@@ -144,8 +144,8 @@ class Profiler:
         self.calls.append(_measured(probe, params, result))
 
     def batch_sizes(self) -> list[int]:
-        if self.o.quick:
-            return sorted({1, self.parallel})
+        if self.o.quick:  # batch 2 starts the CPU's batched kernels; 4 shows how the step bends
+            return sorted({b for b in (1, 2, 4) if b <= self.parallel} | {self.parallel})
         return sorted({b for b in (1, 2, 3, 4, 6, 8, 12, 16) if b <= self.parallel} | {self.parallel})
 
     def _fits(self, b: int, prompt: int, out: int) -> bool:

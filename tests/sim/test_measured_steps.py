@@ -28,8 +28,17 @@ def test_the_decode_step_reads_the_table_at_measured_sizes() -> None:
     assert TABLE.decode_step(4, 2000) == pytest.approx(0.022 + 1.2e-5 * 2000)
 
 
-def test_between_sizes_it_interpolates_and_past_the_last_it_grows_by_the_line() -> None:
-    assert TABLE.weights_step(3) == pytest.approx(0.019)
+def test_between_sizes_the_step_follows_the_power_law_through_its_neighbours() -> None:
+    # 0.016 * (0.022 / 0.016) ** (log(3/2) / log(4/2)): above the chord's 0.019, since the
+    # measured step bends down with the batch
+    expected = 0.016 * (0.022 / 0.016) ** (math.log(1.5) / math.log(2.0))
+    assert TABLE.weights_step(3) == pytest.approx(expected)
+    assert TABLE.weights_step(3) > 0.019
+    # in log-log the point lies on the line through its neighbours
+    slope_lo = math.log(TABLE.weights_step(3) / 0.016) / math.log(1.5)
+    slope_hi = math.log(0.022 / TABLE.weights_step(3)) / math.log(4 / 3)
+    assert slope_lo == pytest.approx(slope_hi)
+    # the KV slope is read on the chord
     assert TABLE.kv_slope(3) == pytest.approx(1.05e-5)
     # past the table: the line's per-sequence cost, the last size's KV slope
     assert TABLE.decode_step(6, 0) == pytest.approx(0.022 + 2 * 0.004)

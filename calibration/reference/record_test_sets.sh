@@ -13,7 +13,10 @@
 #   test-pool8192-t2: an 8,192-cell pool, two server threads (the cores tools use too);
 #   test-pool6144-t2: a 6,144-cell pool, two server threads, eight tasks no other set holds but
 #     sys-photo-sync-unit (the system category has two tasks), recorded after the twin probe
-#     (profile-server's second server beside the profiled one) and its per-length prompt table.
+#     (profile-server's second server beside the profiled one) and its per-length prompt table;
+#   test-pool3072-t1: a 3,072-cell pool, one server thread, eight tasks no other set holds but
+#     sys-photo-sync-unit, recorded after the quick profile grid took batch 2 and 4 (the decode
+#     step read between measured batch sizes as a power law, bench/decode_batch_table.py).
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -29,12 +32,15 @@ B_TASKS=(lf-mbox-practice rt-recall-check calc-tou-electricity off-payroll-march
          mm-private-screenshots sci-outbreak-sir sys-cron-backup term-env-from-template)
 C_TASKS=(lf-receipts-march rt-transit-pass calc-income-tax off-contract-terms
          mm-photos-near-home sci-kmer-motif sys-photo-sync-unit term-auth-failures)
+D_TASKS=(lf-duplicate-photos rt-warranty-deadline calc-savings-goal off-budget-variance
+         mm-dtmf-voicemail sci-drug-levels sys-photo-sync-unit term-sqlite-report)
 
 settings() {  # NAME -> ctx threads
   case "$1" in
     test-pool2048-t1) echo "2048 1" ;;
     test-pool8192-t2) echo "8192 2" ;;
     test-pool6144-t2) echo "6144 2" ;;
+    test-pool3072-t1) echo "3072 1" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -81,6 +87,7 @@ profile() {  # NAME
 if [ -n "${1:-}" ]; then
   case "$1" in
     test-pool6144-t2) var=C_TASKS ;;
+    test-pool3072-t1) var=D_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

@@ -216,9 +216,21 @@ def _settings_mismatch(profiled: dict[str, Any], run: dict[str, Any]) -> list[st
 
 
 def level_rates(rates: dict[str, Any], level: dict[str, float]) -> dict[str, Any]:
-    """The profile's rates moved to the run's level, their sources saying so."""
-    out = scaled_rates(rates, level["decode"], level["prefill"])
-    note = f"; level x{level['decode']:.3f} decode, x{level['prefill']:.3f} prompt work from the run's C = 1 calls"
+    """The profile's rates moved to the run's level, their sources saying so.
+
+    Each level is measured on the run's C = 1 calls for one kind of work: the decode level on
+    steps of one sequence (a pass over the weights per token), the prompt level on prompt
+    batches (many tokens per pass). Where the profile measured the decode steps of two or more
+    sequences apart (``decode_table_*``), those move with the prompt level: on a CPU they are
+    several tokens per pass too, and on the development recordings they drifted nearer the
+    prompt work than batch 1 (``python bench/batched_steps.py``: the runs' own C = 1, 2 fits
+    put batch 2 at 0.97 / 0.93 / 0.97 / 0.56 of the profile, their prompt levels say 0.98 /
+    0.81 / 1.03 / 0.60, their decode levels 0.82 / 0.78 / 0.95 / 0.46: a mean miss of 7 %
+    against 13 %). Without a table the line's every term takes the decode level, as before."""
+    batched = level["prefill"] if rates.get("decode_table_batch") else None
+    out = scaled_rates(rates, level["decode"], level["prefill"], batched=batched)
+    moved = "decode at batch 1" if batched is not None else "decode"
+    note = f"; level x{level['decode']:.3f} {moved}, x{level['prefill']:.3f} prompt work from the run's C = 1 calls"
     out["sources"] = {
         k: f"{v}{note}" if k in RATE_FIELDS else v for k, v in dict(rates.get("sources", {})).items()
     }

@@ -159,7 +159,9 @@ def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str,
     for i in range(draws):
         slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
         slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
-        out.append(scaled_rates(boot[i % len(boot)], level_d * slow_d, level_p * slow_p))
+        # batched decode steps drift with the prompt work (calibrate.level_rates)
+        batched = level_p * slow_p if level else None
+        out.append(scaled_rates(boot[i % len(boot)], level_d * slow_d, level_p * slow_p, batched=batched))
     return out
 
 
@@ -172,16 +174,33 @@ def server_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[st
     return [{"rates": r, **(cpu[i % len(cpu)] if cpu else {})} for i, r in enumerate(rates)]
 
 
-def scaled_rates(rates: dict[str, Any], decode: float, prefill: float) -> dict[str, Any]:
+def scaled_rates(
+    rates: dict[str, Any], decode: float, prefill: float, batched: float | None = None
+) -> dict[str, Any]:
     """A server rate table with its decode work ``decode`` times slower and its prompt work
     (per-token rate, fixed part, masked cells) ``prefill`` times slower; batch sizes, sources
-    and every other key as they were."""
+    and every other key as they were. ``batched`` (default ``decode``): the factor for the
+    decode steps of two or more sequences where the table measured them apart (its entries
+    past batch 1, and the per-sequence growth past the table)."""
     factor = {
         **dict.fromkeys(DECODE_FIELDS, decode),
         **dict.fromkeys(PREFILL_FIELDS, 1.0 / prefill),  # a rate: slower work, fewer tokens/s
         **dict.fromkeys(MASKED_FIELDS, prefill),
     }
-    return {k: _scaled(v, factor[k]) if k in factor else v for k, v in rates.items()}
+    out = {k: _scaled(v, factor[k]) if k in factor else v for k, v in rates.items()}
+    sizes = rates.get("decode_table_batch")
+    if batched is None or batched == decode or not isinstance(sizes, list | tuple) or not sizes:
+        return out
+    for key in ("decode_table_step_s", "decode_table_per_kv_token_s"):
+        values = rates.get(key)
+        if isinstance(values, list | tuple) and len(values) == len(sizes):
+            out[key] = [
+                float(v) * (decode if float(b) <= 1.0 else batched)
+                for b, v in zip(sizes, values, strict=True)
+            ]
+    if "decode_step_per_seq_s" in rates:
+        out["decode_step_per_seq_s"] = _scaled(rates["decode_step_per_seq_s"], batched)
+    return out
 
 
 def _about(rms: float, bias: Any) -> float:

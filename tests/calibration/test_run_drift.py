@@ -11,7 +11,7 @@ import pytest
 from agbench.calibration.calibrate import level_rates
 from agbench.calibration.run_drift import run_drift, run_level
 from agbench.sim.profiles import ServerRates
-from agbench.sim.uncertainty import rate_draws
+from agbench.sim.uncertainty import rate_draws, scaled_rates
 
 RATES = ServerRates(prefill_tok_s=200.0, decode_step_s=0.02, decode_step_per_kv_token_s=1e-5)
 
@@ -90,15 +90,38 @@ def test_calibrated_rates_move_to_the_run_level_and_say_so() -> None:
     }
     out = level_rates(rates, {"decode": 0.8, "prefill": 1.25})
     assert out["decode_step_s"] == pytest.approx(0.016)
-    assert out["decode_table_step_s"] == pytest.approx([0.008, 0.016])
+    # batch 1 at the decode level; two sequences' step at the prompt level (many tokens a pass)
+    assert out["decode_table_step_s"] == pytest.approx([0.008, 0.025])
     assert out["decode_table_batch"] == [1, 2]  # batch sizes are not rates
     assert out["prefill_tok_s"] == pytest.approx(160.0)  # prompt work 1.25x slower
     assert out["prefill_batch_s"] == pytest.approx(0.0375)
     assert out["restore_s_per_k_tokens"] == 0.5  # not prompt work
     assert out["sources"]["decode_step_s"].endswith(
-        "x0.800 decode, x1.250 prompt work from the run's C = 1 calls"
+        "x0.800 decode at batch 1, x1.250 prompt work from the run's C = 1 calls"
     )
     assert out["sources"]["restore_s_per_k_tokens"] == "measured (p.toml)"
+
+
+def test_without_a_decode_table_every_decode_term_takes_the_decode_level() -> None:
+    rates = {"decode_step_s": 0.02, "decode_step_per_seq_s": 0.01, "prefill_tok_s": 200.0}
+    out = level_rates(rates, {"decode": 0.8, "prefill": 1.25})
+    assert out["decode_step_s"] == pytest.approx(0.016)
+    assert out["decode_step_per_seq_s"] == pytest.approx(0.008)
+
+
+def test_the_batched_steps_take_their_own_factor_in_every_table_column() -> None:
+    rates = {
+        "decode_step_per_seq_s": 0.01,
+        "decode_table_batch": [1.0, 2.0, 4.0],
+        "decode_table_step_s": [0.01, 0.02, 0.03],
+        "decode_table_per_kv_token_s": [1e-5, 2e-5, 3e-5],
+    }
+    out = scaled_rates(rates, 0.5, 1.0, batched=2.0)
+    assert out["decode_table_step_s"] == pytest.approx([0.005, 0.04, 0.06])
+    assert out["decode_table_per_kv_token_s"] == pytest.approx([5e-6, 4e-5, 6e-5])
+    assert out["decode_step_per_seq_s"] == pytest.approx(0.02)  # growth past the table
+    # no batched factor: one factor for every decode term, as before
+    assert scaled_rates(rates, 0.5, 1.0)["decode_table_step_s"] == pytest.approx([0.005, 0.01, 0.015])
 
 
 def test_draws_centre_on_the_run_level_and_spread_about_it() -> None:

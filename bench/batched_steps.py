@@ -2,11 +2,12 @@
 simulator uses it (the documented calibration: profile + the run's C = 1 calls), and as the
 run's own C = 1 and 2 calls say it was (their decode fit against the batch each call saw).
 
-Calibration takes a decode level from the C = 1 calls (every call there decodes alone). Until
-this bench it scaled every batch size by that level; whether a batch of two drifts with the
-machine as a batch of one does is what this checks, on sets whose C = 2 calls are data
-(``calibrate.level_rates`` now moves batch 1 alone where the profile measured the sizes apart).
-A diagnostic of the development sets: nothing here feeds a prediction.
+Calibration takes a decode level and a prompt level from the C = 1 calls (every call there
+decodes alone). Until this bench it scaled every batch size by the decode level; whether a batch
+of two drifts with the machine as a batch of one does, or as the prompt work does, is what this
+checks, on sets whose C = 2 calls are data (``calibrate.level_rates`` now moves the batched
+steps with the prompt level where the profile measured them apart). A diagnostic of the
+development sets: nothing here feeds a prediction.
 
     .venv/bin/python bench/batched_steps.py [SET ...]   (default: the development sets)
 """

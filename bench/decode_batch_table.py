@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agbench.calibration.server_profile import fit_decode, measured_server_rates
 from agbench.load import PROFILE_CALLS_FILE
-from agbench.sim.profiles import ServerRates, _table_at
+from agbench.sim.profiles import ServerRates, table_at
 
 DEFAULT_PROFILES = ("calibration/reference/dev-profile", "calibration/reference/dev-t2/profile")
 
@@ -41,7 +41,7 @@ def chord(rates: ServerRates, batch: int, kv: float) -> float:
     """The step as a straight line between measured sizes would read it."""
     xs = rates.decode_table_batch
     return (
-        _table_at(xs, rates.decode_table_step_s, batch, rates.decode_step_per_seq_s)
+        table_at(xs, rates.decode_table_step_s, batch, rates.decode_step_per_seq_s)
         + rates.kv_slope(batch) * kv
     )
 

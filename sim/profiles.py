@@ -133,7 +133,7 @@ class ServerRates:
     # The profile's decode step at each batch size it measured (the weights-and-overheads part;
     # the KV term is added on top): a CPU's batch-1 step takes a cheaper path than a linear fit
     # over all sizes says, and batch 2 a dearer one. Read between measured sizes as a power law
-    # in the batch (``_table_at_power``: straight in log step against log batch); past the last
+    # in the batch (``table_at_power``: straight in log step against log batch); past the last
     # one the step grows by ``decode_step_per_seq_s`` a sequence. Empty: the linear form.
     decode_table_batch: list[Annotated[float, Bound(ge=1, unit="sequences")]] = field(default_factory=list)
     decode_table_step_s: list[Annotated[float, Bound(ge=0, unit="s")]] = field(default_factory=list)
@@ -183,14 +183,14 @@ class ServerRates:
         xs, ys = self.decode_table_batch, self.decode_table_step_s
         if not xs or len(xs) != len(ys):
             return self.decode_step_s + self.decode_step_per_seq_s * (batch - 1)
-        return _table_at_power(xs, ys, batch, self.decode_step_per_seq_s)
+        return table_at_power(xs, ys, batch, self.decode_step_per_seq_s)
 
     def kv_slope(self, batch: float) -> float:
         """Seconds of a decode step per KV token the batch holds, at ``batch`` sequences."""
         xs, ys = self.decode_table_batch, self.decode_table_per_kv_token_s
         if not xs or len(xs) != len(ys):
             return self.decode_step_per_kv_token_s
-        return _table_at(xs, ys, batch, 0.0)
+        return table_at(xs, ys, batch, 0.0)
 
     def prefill_rate(self, ctx: float) -> float:
         return self.prefill_tok_s / (1.0 + self.prefill_ctx_slowdown_per_k * ctx / 1000.0)
@@ -204,7 +204,7 @@ class ServerRates:
         )
 
 
-def _table_at(xs: list[float], ys: list[float], x: float, beyond: float) -> float:
+def table_at(xs: list[float], ys: list[float], x: float, beyond: float) -> float:
     """A measured table read at ``x``: linear between its points, ``beyond`` per unit outside."""
     if x >= xs[-1]:
         return ys[-1] + beyond * (x - xs[-1])
@@ -214,22 +214,22 @@ def _table_at(xs: list[float], ys: list[float], x: float, beyond: float) -> floa
     return ys[i - 1] + (ys[i] - ys[i - 1]) * (x - xs[i - 1]) / (xs[i] - xs[i - 1])
 
 
-def _table_at_power(xs: list[float], ys: list[float], x: float, beyond: float) -> float:
+def table_at_power(xs: list[float], ys: list[float], x: float, beyond: float) -> float:
     """The decode step table read at ``x`` sequences: between two measured sizes the power law
-    through both (straight in log-log), outside them as ``_table_at``. Why not straight lines:
+    through both (straight in log-log), outside them as ``table_at``. Why not straight lines:
     on a CPU the step grows less than in proportion to the batch (the weights read once serve
     every sequence), so the curve bends down, and a chord between distant sizes runs below it.
     Measured (``python bench/decode_batch_table.py``, the full-grid development profiles, only
     batch 1 and 8 kept, the sizes between predicted): a chord misses batch 2-6 by -22 to -1 %,
     the power law by -15 to +3 %; with batch 2 and 4 kept too, both are within -8 to +4 %."""
     if x >= xs[-1] or x <= xs[0]:
-        return _table_at(xs, ys, x, beyond)
+        return table_at(xs, ys, x, beyond)
     i = next(k for k in range(1, len(xs)) if x <= xs[k])
     lo, hi = ys[i - 1], ys[i]
     if lo <= 0.0 or hi <= 0.0:
-        return _table_at(xs, ys, x, beyond)
+        return table_at(xs, ys, x, beyond)
     share = math.log(x / xs[i - 1]) / math.log(xs[i] / xs[i - 1])
-    return lo * (hi / lo) ** share
+    return float(lo * (hi / lo) ** share)
 
 
 @dataclass
@@ -495,4 +495,6 @@ __all__ = [
     "ServerProfile",
     "ServerRates",
     "ToolProfile",
+    "table_at",
+    "table_at_power",
 ]

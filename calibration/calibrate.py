@@ -229,8 +229,12 @@ def level_rates(rates: dict[str, Any], level: dict[str, float]) -> dict[str, Any
     against 13 %). Without a table the line's every term takes the decode level, as before."""
     batched = level["prefill"] if rates.get("decode_table_batch") else None
     out = scaled_rates(rates, level["decode"], level["prefill"], batched=batched)
-    moved = "decode at batch 1" if batched is not None else "decode"
-    note = f"; level x{level['decode']:.3f} {moved}, x{level['prefill']:.3f} prompt work from the run's C = 1 calls"
+    decode, prompt = (
+        ("decode at batch 1", "prompt work and batched decode")
+        if batched is not None
+        else ("decode", "prompt work")
+    )
+    note = f"; level x{level['decode']:.3f} {decode}, x{level['prefill']:.3f} {prompt} from the run's C = 1 calls"
     out["sources"] = {
         k: f"{v}{note}" if k in RATE_FIELDS else v for k, v in dict(rates.get("sources", {})).items()
     }

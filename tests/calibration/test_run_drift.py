@@ -97,7 +97,7 @@ def test_calibrated_rates_move_to_the_run_level_and_say_so() -> None:
     assert out["prefill_batch_s"] == pytest.approx(0.0375)
     assert out["restore_s_per_k_tokens"] == 0.5  # not prompt work
     assert out["sources"]["decode_step_s"].endswith(
-        "x0.800 decode at batch 1, x1.250 prompt work from the run's C = 1 calls"
+        "x0.800 decode at batch 1, x1.250 prompt work and batched decode from the run's C = 1 calls"
     )
     assert out["sources"]["restore_s_per_k_tokens"] == "measured (p.toml)"
 

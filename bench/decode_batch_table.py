@@ -16,19 +16,14 @@ included), the chord and the power law side by side.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from agbench.calibration.profile_calls import read_calls
 from agbench.calibration.server_profile import fit_decode, measured_server_rates
 from agbench.load import PROFILE_CALLS_FILE
 from agbench.sim.profiles import ServerRates, table_at
 
 DEFAULT_PROFILES = ("calibration/reference/dev-profile", "calibration/reference/dev-t2/profile")
-
-
-def calls_of(profile_dir: Path) -> list[dict]:
-    path = profile_dir / PROFILE_CALLS_FILE
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def table(calls: list[dict], sizes: set[int] | None) -> ServerRates:
@@ -51,7 +46,7 @@ def main() -> None:
     parser.add_argument("profiles", nargs="*", default=list(DEFAULT_PROFILES))
     args = parser.parse_args()
     for name in args.profiles:
-        calls = calls_of(Path(name))
+        calls = read_calls(Path(name) / PROFILE_CALLS_FILE)
         decode = [c for c in calls if c["probe"] == "decode"]
         sizes = sorted({int(c["params"]["batch"]) for c in decode})
         context = min(int(c["params"]["ctx"]) for c in decode)

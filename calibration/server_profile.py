@@ -15,7 +15,6 @@ error, and the data range of each regressor; ``[meta]`` how and when it was meas
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -26,7 +25,7 @@ import tomli_w
 
 from agbench.calibration.cpu_fit import fit_cpu
 from agbench.calibration.fitting import robust_nonneg_fit
-from agbench.calibration.profile_calls import probe_rows, value_span
+from agbench.calibration.profile_calls import probe_rows, read_calls, value_span
 from agbench.errors import AgbenchError
 from agbench.load import PROFILE_CALLS_FILE
 from agbench.sim.plain_data import load_toml
@@ -318,13 +317,7 @@ def refit_server_profile(profile_path: Path, out: Path) -> Path:
     calls_path = recorded_calls(profile_path)
     if calls_path is None:
         raise AgbenchError(f"{profile_path}: no {PROFILE_CALLS_FILE} beside it to fit again")
-    calls = []
-    for n, line in enumerate(calls_path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                calls.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise AgbenchError(f"{calls_path}:{n}: not a JSON line") from None
+    calls = read_calls(calls_path)
     meta = {**old.get("meta", {}), "server": old.get("server", {}), "refitted_from": str(profile_path)}
     out.parent.mkdir(parents=True, exist_ok=True)
     return write_server_profile(calls, meta, out)

@@ -189,7 +189,7 @@ def scaled_rates(
     }
     out = {k: _scaled(v, factor[k]) if k in factor else v for k, v in rates.items()}
     sizes = rates.get("decode_table_batch")
-    if batched is None or batched == decode or not isinstance(sizes, list | tuple) or not sizes:
+    if batched is None or not isinstance(sizes, list | tuple) or not sizes:
         return out
     for key in ("decode_table_step_s", "decode_table_per_kv_token_s"):
         values = rates.get(key)

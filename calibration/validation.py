@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +131,8 @@ def run_trajectories(run_dir: Path, meta: RunMeta | dict[str, Any]) -> Trajector
 
 @dataclass
 class SimulatedRun:
-    """One live run beside its simulation: both summaries and both sets of task outcomes."""
+    """One live run beside its simulation: both summaries and both sets of task outcomes, and
+    the simulated trace tables (per-call comparisons, ``bench/call_overlap.py``)."""
 
     live: RunSummary
     sim: RunSummary
@@ -139,6 +140,7 @@ class SimulatedRun:
     sim_outcomes: Outcomes
     range_warnings: list[str]
     skipped: list[tuple[str, int]]
+    sim_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 def simulate_run(
@@ -225,6 +227,7 @@ def simulate_pair(
         outcomes_of(sim_tables["task_runs"]),
         warnings,
         sorted(skipped),
+        sim_tables,
     )
 
 

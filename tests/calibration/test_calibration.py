@@ -28,6 +28,7 @@ from agbench.records import ModelCall
 from agbench.sim import Profile, run_matrix, simulate
 from agbench.sim.entities.local_server import LocalServer
 from agbench.sim.profiles import ServerProfile, ServerRates
+from agbench.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "calibration" / "reference" / "run"
@@ -216,3 +217,19 @@ def test_an_interval_draw_lays_its_cpu_speeds_over_the_server_as_well_as_its_rat
     crowded = Profile.load(profile).server.crowded_decode_speed
     slower = suite({"rates": {}, "crowded_decode_speed": [s / 2 for s in crowded]})
     assert slower > nominal  # two servers' threads on two cores: HCL's clashes take longer
+
+
+@pytest.mark.skipif(not (DEV_T2 / "run" / "run.json").is_file(), reason="dev-t2 is not in this checkout")
+def test_a_simulated_pair_keeps_the_simulated_calls_the_summaries_were_made_from(tmp_path: Path) -> None:
+    server = refit_server_profile(DEV_T2 / "server_profile.toml", tmp_path / "server_profile.toml")
+    profile = calibrate([DEV_T2 / "run"], tmp_path / "p.toml", concurrency=[1], server_profile=server)
+    pair = simulate_pair(DEV_T2 / "run", profile)
+    calls = pair.sim_tables["model_calls"]
+    live = RunStore.open(DEV_T2 / "run").tables()["model_calls"]
+    # the same calls as live, one simulated twin each (bench/call_overlap.py matches them)
+    assert len(calls) == len(live)
+    for entry in pair.sim.configurations:
+        mine = calls[
+            (calls["architecture"] == entry.architecture.value) & (calls["concurrency"] == entry.concurrency)
+        ]
+        assert entry.model_calls == len(mine)

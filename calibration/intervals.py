@@ -7,7 +7,8 @@ twin server refitted on the same resample) and scales the rates by the measured 
 floor: the larger of the drift between the profile's repetitions minutes apart
 (``server_profile.repeat_drift``) and how far the calibration run's configurations landed from
 the profile (``run_drift``: the server of a configuration recorded later, under the machine's
-load then). The
+load then; a held-out configuration's speed drawn from the Student t that a spread estimated
+from a few configurations gives a new one, the draws stratified over its quantiles). The
 simulation runs once per draw; a metric's 90 % interval is the 5th to 95th percentile over the
 draws, and each (configuration, task)'s failure probability is the share of draws where it
 did not succeed.
@@ -51,7 +52,8 @@ LEVEL = 0.9
 METHOD = (
     "server rates and CPU speeds (crowded, displaced, busy core) from bootstrap resamples of "
     "the server profile's calls, the rates x the larger measured drift (between its "
-    "repetitions, or from it to the calibration run's configurations), with "
+    "repetitions, or from it to the calibration run's configurations: a Student t for a new "
+    "configuration, stratified over its quantiles), with "
     "each draw's turn gaps, request overheads, sandbox setup and tool times drawn around their "
     "means with the spread measured at the fit levels; turns and tokens not drawn"
 )

@@ -18,9 +18,12 @@ that the simulator's own callers (the what-if search) can draw either without ca
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm as normal
+from scipy.stats import t as student_t
 
 from agbench.errors import AgbenchError
 from agbench.sim.profiles import Profile
@@ -147,22 +150,67 @@ def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str,
     # configurations' spread less their mean offset: RMS^2 - bias^2), not about the profile.
     noise, drift = source.get("noise", {}), source.get("run_drift", {})
     level = source.get("run_level", {})
-    run_d, run_p = _finite(drift.get("decode_rel_sd")), _finite(drift.get("prefill_rel_sd"))
-    if level:
-        run_d = _about(run_d, drift.get("decode_bias"))
-        run_p = _about(run_p, drift.get("prefill_bias"))
-    sd_decode = max(_finite(noise.get("decode_rel_sd")), run_d)
-    sd_prefill = max(_finite(noise.get("prefill_rel_sd")), run_p)
+    decode = _drift_law(noise.get("decode_rel_sd"), drift, "decode", bool(level))
+    prefill = _drift_law(noise.get("prefill_rel_sd"), drift, "prefill", bool(level))
     level_d, level_p = float(level.get("decode", 1.0)), float(level.get("prefill", 1.0))
+    # stratified: draw i takes the (k + 0.5) / N quantile of each law, k a seeded permutation
+    # (one per kind, so the two are independent): N draws span each law evenly, and the
+    # draws' median stays at the level however heavy the law's tails (a few random draws of
+    # a Student t would move it, and with it the scored point, by their luck alone)
     rng = np.random.default_rng(seed)
+    at_d = (rng.permutation(draws) + 0.5) / draws
+    at_p = (rng.permutation(draws) + 0.5) / draws
     out: list[dict[str, Any]] = []
     for i in range(draws):
-        slow_d = math.exp(rng.normal(0.0, sd_decode)) if sd_decode else 1.0
-        slow_p = math.exp(rng.normal(0.0, sd_prefill)) if sd_prefill else 1.0
+        slow_d = math.exp(decode.quantile(float(at_d[i])))
+        slow_p = math.exp(prefill.quantile(float(at_p[i])))
         # batched decode steps drift with the prompt work (calibrate.level_rates)
         batched = level_p * slow_p if level else None
         out.append(scaled_rates(boot[i % len(boot)], level_d * slow_d, level_p * slow_p, batched=batched))
     return out
+
+
+@dataclass(frozen=True)
+class DriftLaw:
+    """How a draw's server speed (log units) lies about its level: ``scale`` times a standard
+    normal (``dof`` 0), or times a Student t with ``dof`` degrees of freedom."""
+
+    scale: float
+    dof: int = 0
+
+    def quantile(self, at: float) -> float:
+        """The law's value at cumulative probability ``at`` (0 < at < 1)."""
+        if not self.scale:
+            return 0.0
+        return self.scale * float(student_t.ppf(at, self.dof) if self.dof else normal.ppf(at))
+
+
+def _drift_law(noise_sd: Any, drift: dict[str, Any], kind: str, about_level: bool) -> DriftLaw:
+    """The larger of the profile's repeat drift (normal) and the run's configuration spread.
+
+    The run's spread comes from a handful of configurations (LO, HCL and HLL at C = 1: three),
+    and a held-out configuration is a new one. The distribution of a new value from a normal
+    whose spread was estimated from ``k`` values is a Student t: about the run's mean offset
+    (``about_level``: the mean was estimated too) with ``k - 1`` degrees of freedom and the
+    sample spread widened by ``sqrt(1 + 1/k)``, i.e. the RMS about the mean times
+    ``sqrt((k + 1) / (k - 1))``; about zero with ``k`` degrees of freedom. With three
+    configurations its 5-95 % band is 2.5x the normal one the point estimate gives. Three
+    values say little of a spread: on the development set the C = 1 configurations spread 2-6 %
+    about their level while the later configurations' alone calls ran at 0.80-1.11 of it
+    (``bench/level_speed.py``). A calibration without the count draws the normal as before."""
+    noise = DriftLaw(_finite(noise_sd))
+    rms = _finite(drift.get(f"{kind}_rel_sd"))
+    k = drift.get("configurations")
+    spread = _about(rms, drift.get(f"{kind}_bias")) if about_level else rms
+    if not spread:
+        return noise
+    if not isinstance(k, int) or isinstance(k, bool) or k < 2:  # how many is not known
+        law = DriftLaw(spread)
+    elif about_level:
+        law = DriftLaw(spread * math.sqrt((k + 1) / (k - 1)), k - 1)
+    else:
+        law = DriftLaw(spread, k)
+    return noise if noise.scale >= law.scale else law
 
 
 def server_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -138,3 +139,35 @@ def test_draws_centre_on_the_run_level_and_spread_about_it() -> None:
     logs = pd.Series([math.log(d["decode_step_s"] / 0.02) for d in rate_draws(fit, 400, seed=1)])
     assert logs.mean() == pytest.approx(bias, abs=0.02)
     assert logs.std() == pytest.approx(math.sqrt(rms**2 - bias**2), rel=0.15)
+
+
+def test_a_spread_from_three_configurations_draws_a_new_ones_speed_from_a_student_t() -> None:
+    boot = [{"decode_step_s": 0.02, "prefill_tok_s": 200.0}]
+    bias, rms = math.log(0.8), 0.25
+    about = math.sqrt(rms**2 - bias**2)
+
+    def logs(configurations: int | None) -> np.ndarray:
+        drift = {"decode_rel_sd": rms, "decode_bias": bias}
+        if configurations is not None:
+            drift["configurations"] = configurations
+        fit = {
+            "server_profile": {
+                "bootstrap": boot,
+                "noise": {"decode_rel_sd": 0.01},
+                "run_drift": drift,
+                "run_level": {"decode": 0.8, "prefill": 1.0},
+            }
+        }
+        return np.log([d["decode_step_s"] / 0.02 / 0.8 for d in rate_draws(fit, 1000, seed=3)])
+
+    def band(x: np.ndarray) -> float:
+        return float(np.percentile(x, 95) - np.percentile(x, 5))
+
+    unknown, three, many = logs(None), logs(3), logs(200)
+    # stratified: every law's draws centre exactly on the run's level
+    for x in (unknown, three, many):
+        assert np.median(x) == pytest.approx(0.0, abs=1e-3)
+    assert band(unknown) == pytest.approx(2 * 1.645 * about, rel=0.02)  # the normal, as before
+    # t with 2 degrees of freedom, the spread x sqrt(4 / 2): 2.5x the normal band
+    assert band(three) == pytest.approx(2 * 2.920 * math.sqrt(2.0) * about, rel=0.03)
+    assert band(many) == pytest.approx(band(unknown), rel=0.03)  # many configurations: the normal

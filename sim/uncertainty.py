@@ -153,7 +153,7 @@ def rate_draws(fit: dict[str, Any], draws: int, seed: int = 0) -> list[dict[str,
     decode = _drift_law(noise.get("decode_rel_sd"), drift, "decode", bool(level))
     prefill = _drift_law(noise.get("prefill_rel_sd"), drift, "prefill", bool(level))
     level_d, level_p = float(level.get("decode", 1.0)), float(level.get("prefill", 1.0))
-    # stratified: draw i takes the (k + 0.5) / N quantile of each law, k a seeded permutation
+    # stratified: draw i takes the (p_i + 0.5) / N quantile of each law, p a seeded permutation
     # (one per kind, so the two are independent): N draws span each law evenly, and the
     # draws' median stays at the level however heavy the law's tails (a few random draws of
     # a Student t would move it, and with it the scored point, by their luck alone)
@@ -197,7 +197,7 @@ def _drift_law(noise_sd: Any, drift: dict[str, Any], kind: str, about_level: boo
     configurations its 5-95 % band is 2.5x the normal one the point estimate gives. Three
     values say little of a spread: on the development set the C = 1 configurations spread 2-6 %
     about their level while the later configurations' alone calls ran at 0.80-1.11 of it
-    (``bench/level_speed.py``). A calibration without the count draws the normal as before."""
+    (``bench/level_speed.py``). A calibration without the count draws the normal."""
     noise = DriftLaw(_finite(noise_sd))
     rms = _finite(drift.get(f"{kind}_rel_sd"))
     k = drift.get("configurations")
@@ -286,6 +286,7 @@ def profile_overlays(
 
 
 __all__ = [
+    "DriftLaw",
     "assumption_overlays",
     "has_bootstrap",
     "profile_overlays",

@@ -218,8 +218,8 @@ def range_warnings(profile: Profile, server: LocalServer | None) -> list[str]:
     elif measured and share < min(measured) * 0.95:
         out.append(
             f"thread_share fell to {share:.2f} of a core; the server profile measured "
-            f"{min(measured):.2f}-{max(measured):.2f} (below it the speed is taken in proportion "
-            "to the share, an assumption)"
+            f"{min(measured):.2f}-{max(measured):.2f} (below it the speed is read on the power law "
+            "through the lowest point and (1, 1), an extrapolation)"
         )
     for name, span in ranges.items():
         value = seen.get(name)

@@ -271,7 +271,8 @@ class ServerProfile:
     # each by the other members of its own scheduling group, measured by the profile for decode
     # steps and prompt batches apart: beside a busy loop (share cores / (threads + 1)) and beside
     # a twin server decoding (cores / (2 x threads)). Linear between the points and up to (1, 1),
-    # in proportion to the share below the lowest; empty = ``oversubscribed_efficiency``'s form.
+    # below the lowest on the power law through it and (1, 1) (predictors/cpu_speed.py);
+    # empty = ``oversubscribed_efficiency``'s form.
     crowded_share: list[Annotated[float, Bound(gt=0, le=1, unit="cores per thread")]] = field(
         default_factory=list
     )

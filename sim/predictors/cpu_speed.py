@@ -18,8 +18,9 @@ Two ways a server loses cores (entities/cpu.py gives the shares):
 
 * **crowded**: the other members of its own scheduling group (the harness's session: the cloud
   stand-in, the harness's CPU work) share the cores with it; its threads get ``share`` of a
-  core each. Read from the profile's measured points (``crowded_share``), else from
-  ``oversubscribed_efficiency``'s one-parameter form.
+  core each. Read from the profile's measured points (``crowded_share``; below the lowest, the
+  power law through it and (1, 1)), else from ``oversubscribed_efficiency``'s one-parameter
+  form.
 * **displaced**: another group (a sandboxed tool's session) takes cores its threads would have
   had; measured at one operating point (``displaced_thread_share``), linear in the displaced
   share up to it and down to 0 with every thread displaced.
@@ -80,12 +81,23 @@ class ServerSpeed:
 
 def crowded_speed(shares: list[float], speeds: list[float], share: float) -> float:
     """A measured (share, speed) table read at ``share``: linear between the points and up to
-    (1, 1); below the lowest point, in proportion to the share (an assumption: nothing slower
-    was measured)."""
+    (1, 1); below the lowest point, on the power law through (1, 1) and that point.
+
+    Why a power law below: the fewer cores the threads share, the more barriers each operation
+    waits at, so the speed falls faster than the share. On the development set's two-thread
+    profile (dev-t2) the power law through its busy-loop point (share 2/3: decode 0.248,
+    prompt 0.508) gives 0.092 and 0.314 at a twin server's share (1/2), where the twin probe
+    measured 0.083 and 0.311; speed in proportion to the share, the rule before, gave 0.186 and
+    0.381. A profile without the twin probe (``--quick`` before it had one, or one twin's
+    threads fitting the cores) is read there this way."""
     if share >= 1.0:
         return 1.0
     xs, ys = [*shares, 1.0], [*speeds, 1.0]
     if share <= xs[0]:
+        if share <= 0.0:
+            return 0.0
+        if 0.0 < xs[0] < 1.0 and 0.0 < ys[0] < 1.0:
+            return float(share ** (math.log(ys[0]) / math.log(xs[0])))
         return ys[0] * share / xs[0]
     i = next(k for k in range(1, len(xs)) if share <= xs[k])
     return ys[i - 1] + (ys[i] - ys[i - 1]) * (share - xs[i - 1]) / (xs[i] - xs[i - 1])

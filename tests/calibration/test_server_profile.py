@@ -28,6 +28,7 @@ from agbench.calibration.server_profile import (
     write_server_profile,
 )
 from agbench.errors import AgbenchError
+from agbench.sim.predictors.cpu_speed import server_speed
 from agbench.sim.predictors.explain import term_source
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
 
@@ -526,3 +527,38 @@ def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> No
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]
     assert data["fit"]["masked"]["samples"] >= 1 or "note" in data["fit"]["masked"]
     assert (tmp_path / "profile_calls.jsonl").is_file()
+
+
+DEV_T2_PROFILE = ROOT / "calibration" / "reference" / "dev-t2" / "profile" / "server_profile.toml"
+CROWDED_KEYS = ("crowded_share", "crowded_decode_speed", "crowded_prefill_speed")
+
+
+@pytest.mark.skipif(not DEV_T2_PROFILE.is_file(), reason="dev-t2 is not in this checkout")
+def test_a_profile_without_its_twin_point_reads_the_twin_share_near_where_the_twin_probe_measured(
+    tmp_path: Path,
+) -> None:
+    """dev-t2's two-thread profile measured both crowded points: the busy loop (share 2/3) and
+    the twin server (1/2). Fitted again without the twin probe's calls, the simulator reads the
+    twin's share below its one remaining point; that reading lands near the measured one."""
+    full = tomllib.loads(
+        refit_server_profile(DEV_T2_PROFILE, tmp_path / "full" / "server_profile.toml").read_text()
+    )
+    alone = tmp_path / "no-twin"
+    alone.mkdir()
+    (alone / "server_profile.toml").write_text(DEV_T2_PROFILE.read_text())
+    calls = (DEV_T2_PROFILE.parent / "profile_calls.jsonl").read_text().splitlines()
+    (alone / "profile_calls.jsonl").write_text("\n".join(c for c in calls if "_cpu_twin" not in c) + "\n")
+    part = tomllib.loads(
+        refit_server_profile(
+            alone / "server_profile.toml", tmp_path / "part" / "server_profile.toml"
+        ).read_text()
+    )
+    assert full["cpu"]["crowded_share"] == pytest.approx([0.5, 2 / 3])
+    assert part["cpu"]["crowded_share"] == pytest.approx([2 / 3])
+    read = server_speed(ServerProfile(threads=2, **{k: part["cpu"][k] for k in CROWDED_KEYS}), 1.0, 0.0)
+    measured_decode, measured_prefill = (
+        full["cpu"]["crowded_decode_speed"][0],
+        full["cpu"]["crowded_prefill_speed"][0],
+    )
+    assert read.decode == pytest.approx(measured_decode, rel=0.25)
+    assert read.prefill == pytest.approx(measured_prefill, rel=0.25)

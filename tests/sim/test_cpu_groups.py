@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import simpy
 
@@ -108,8 +110,9 @@ def test_crowded_decode_and_prompt_work_read_their_own_measured_points() -> None
     # between the busy point and the full share, linear up to (1, 1)
     assert server_speed(profile, 5 / 3, 0.0).decode == pytest.approx(0.3 + 0.7 * (5 / 6 - 2 / 3) / (1 / 3))
     assert server_speed(profile, 2.0, 0.0) == ServerSpeed(1.0, 1.0)
-    # below the lowest point, in proportion to the share
-    assert server_speed(profile, 0.5, 0.0).decode == pytest.approx(0.1 * 0.25 / 0.5)
+    # below the lowest point, on the power law through it and (1, 1)
+    assert server_speed(profile, 0.5, 0.0).decode == pytest.approx(0.25 ** (math.log(0.1) / math.log(0.5)))
+    assert server_speed(profile, 0.0, 0.0) == ServerSpeed(0.0, 0.0)
     # a table whose lists disagree in length is not read: the one-factor form is
     broken = ServerProfile(
         threads=2, oversubscribed_efficiency=0.0, crowded_share=[0.5], crowded_decode_speed=[]
@@ -223,7 +226,7 @@ def test_a_thread_share_below_the_measured_crowded_points_is_flagged() -> None:
     kw = {"threads": 2, "prefill_scheduling": "iterations"}
     # measured beside a twin (0.5): inside the table, nothing to say
     assert _warnings_beside_a_twin(ServerProfile(**kw, **CROWDED)) == []  # type: ignore[arg-type]
-    # measured beside a busy loop only (2/3): 0.5 is read in proportion below it
+    # measured beside a busy loop only (2/3): 0.5 is read on the power law below it
     busy = {"crowded_share": [2 / 3], "crowded_decode_speed": [0.3], "crowded_prefill_speed": [0.55]}
     (text,) = _warnings_beside_a_twin(ServerProfile(**kw, **busy))  # type: ignore[arg-type]
     assert text.startswith("thread_share fell to 0.50")

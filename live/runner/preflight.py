@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,8 @@ log = logging.getLogger("agbench.live.runner")
 
 #: Seconds one endpoint check may take (connect and answer together).
 ENDPOINT_TIMEOUT_S = 3.0
+#: Tries of the bubblewrap probe before it counts as unable to start a sandbox.
+BWRAP_PROBE_TRIES = 3
 #: The least free space a run directory needs (journals, raw responses, samples).
 MIN_FREE_BYTES = 200 * 1024 * 1024
 #: ``--local-model auto``: take the one model the local server lists.
@@ -178,15 +181,22 @@ def check_sandbox(backend: str) -> None:
         exe = shutil.which("bwrap")
         if exe is None:
             raise PreflightError("--backend bwrap: bubblewrap (bwrap) is not installed")
-        try:
-            done = subprocess.run(
-                [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all", "true"],
-                capture_output=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise PreflightError(f"--backend bwrap: bubblewrap does not run ({exc})") from None
+        for attempt in range(BWRAP_PROBE_TRIES):
+            try:
+                done = subprocess.run(
+                    [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all", "true"],
+                    capture_output=True,
+                    timeout=10,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise PreflightError(f"--backend bwrap: bubblewrap does not run ({exc})") from None
+            # binding the host's whole mount tree races with mounts that come and go (a Docker
+            # container's overlay being unmounted: "Unable to apply mount flags ... Invalid
+            # argument"); a sandbox that cannot start fails every try
+            if done.returncode == 0:
+                break
+            time.sleep(0.2 * (attempt + 1))
         if done.returncode != 0:
             why = done.stderr.decode(errors="replace").strip().splitlines()
             raise PreflightError(

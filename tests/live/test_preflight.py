@@ -18,12 +18,14 @@ import pytest
 from agbench.config import Architecture
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
 from agbench.live.runner import SweepOptions
+from agbench.live.runner import preflight as preflight_module
 from agbench.live.runner.preflight import (
     EndpointCheck,
     PreflightError,
     check_disk,
     check_endpoint,
     check_managed_model,
+    check_sandbox,
     endpoint_checks,
     preflight,
 )
@@ -182,3 +184,36 @@ def test_task_set_needs_verifiers(tmp_path: Path) -> None:
     broken = dataclasses.replace(suite[0], path=tmp_path / suite[0].id)
     with pytest.raises(PreflightError, match=rf"task {suite[0].id}: verifier folder missing"):
         check_tasks([broken])
+
+
+def _bwrap_runs(codes: list[int], monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Script the bubblewrap probe's exit codes (a unit test of the error path: no real bwrap)."""
+    calls: list[list[str]] = []
+
+    def run(args: list[str], **_kw: object) -> subprocess.CompletedProcess[bytes]:
+        calls.append(args)
+        code = codes[min(len(calls), len(codes)) - 1]
+        err = (
+            b""
+            if code == 0
+            else b'bwrap: Unable to apply mount flags: remount "/newroot/x": Invalid argument'
+        )
+        return subprocess.CompletedProcess(args, code, b"", err)
+
+    monkeypatch.setattr(preflight_module.shutil, "which", lambda _name: "/usr/bin/bwrap")
+    monkeypatch.setattr(preflight_module.subprocess, "run", run)
+    monkeypatch.setattr(preflight_module.time, "sleep", lambda _s: None)
+    return calls
+
+
+def test_a_bwrap_probe_that_races_a_vanishing_mount_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _bwrap_runs([1, 0], monkeypatch)
+    check_sandbox("bwrap")  # the second try starts
+    assert len(calls) == 2
+
+
+def test_bwrap_that_never_starts_fails_with_its_last_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _bwrap_runs([1], monkeypatch)
+    with pytest.raises(PreflightError, match=r"cannot start a sandbox .*Invalid argument"):
+        check_sandbox("bwrap")
+    assert len(calls) == preflight_module.BWRAP_PROBE_TRIES

@@ -11,7 +11,9 @@ unified pool, in three conditions, shuffled and repeated:
   ``--new`` tokens (the other, idle, is saved to the host-memory cache and cleared from the
   pool as the task starts: ``--cache-idle-slots``, llama-server's default);
 * **beside decode**: the same while slot 1 decodes a long reply;
-* **joint**: both slots' follow-ups sent together (one batch carries both prompts).
+* **joint**: both conversations' follow-ups sent together (one batch carries both prompts;
+  a pair read one after the other, the second arriving after the batch had started, is left
+  out).
 
 and prints, per condition, the median measured time beside what the server profile's rates
 give for it with the simulator's batch rules (``sim/entities/batch_loop.py``:
@@ -58,21 +60,20 @@ class Probe:
         self.counter = counter
         self.n = 0
 
-    async def send(self, messages: list[dict[str, Any]], max_tokens: int, slot: int) -> ChatResult:
+    async def send(self, messages: list[dict[str, Any]], max_tokens: int) -> ChatResult:
         # slots chosen by the server (prompt similarity and its host-memory cache): pinning
         # one with ``id_slot`` in a unified pool loses the other conversations (measured: a
         # 300-token prompt sent again to its own pinned slot after another's found 0 cached)
-        del slot
         result = await self.client.chat(messages, max_tokens=max_tokens, extra_body=BODY)
         if result.error_class:
             raise SystemExit(f"request failed: {result.error_class} {result.error}")
         return result
 
-    async def conversation(self, context: int, slot: int) -> list[dict[str, Any]]:
-        """A fresh conversation of ``context`` tokens cached on ``slot``."""
+    async def conversation(self, context: int) -> list[dict[str, Any]]:
+        """A fresh conversation of ``context`` tokens, cached on a slot of its own."""
         self.n += 1
         messages = await build_prompt(self.counter, RequestSpec(0.0, context, 1), self.n, "mixed-batch")
-        reply = await self.send(messages, 1, slot)
+        reply = await self.send(messages, 1)
         return [*messages, {"role": "assistant", "content": reply.content or "ok"}]
 
     async def follow_up(self, conv: list[dict[str, Any]], context: int, new: int) -> list[dict[str, Any]]:
@@ -81,11 +82,11 @@ class Probe:
         return messages
 
     async def one(self, condition: str, context: int, new: int) -> dict[str, float]:
-        a = await self.conversation(context, 0)
-        b = await self.conversation(context, 1)
+        a = await self.conversation(context)
+        b = await self.conversation(context)
         fa = await self.follow_up(a, context, new)
         if condition == "alone":
-            r = await self.send(fa, 1, 0)
+            r = await self.send(fa, 1)
             # the other, idle conversation was cleared from the pool as this task started
             return {
                 "prompt_ms": r.prompt_ms or 0.0,
@@ -95,9 +96,9 @@ class Probe:
                 "other_decoded": 0.0,
             }
         if condition == "beside decode":
-            bg = asyncio.create_task(self.send(b, DECODE_REPLY, 1))
+            bg = asyncio.create_task(self.send(b, DECODE_REPLY))
             await asyncio.sleep(1.0)
-            r = await self.send(fa, 1, 0)
+            r = await self.send(fa, 1)
             done = await bg
             tau = (done.predicted_ms or 0.0) / max(1, done.completion_tokens) / 1000.0
             made = (r.t_start - done.t_start - (done.ttft_s or 0.0)) / tau if tau > 0 else 0.0
@@ -109,9 +110,14 @@ class Probe:
                 "other_decoded": max(0.0, made),
             }
         fb = await self.follow_up(b, context, new)
-        ra, rb = await asyncio.gather(self.send(fa, 1, 0), self.send(fb, 1, 1))
+        ra, rb = await asyncio.gather(self.send(fa, 1), self.send(fb, 1))
+        # one batch carried both only if they were answered together; a request that arrived
+        # after the batch had started waits for all of it and is read in the next one
+        pa, pb = ra.prompt_ms or 0.0, rb.prompt_ms or 0.0
+        apart_s = abs((ra.ttft_s or 0.0) - (rb.ttft_s or 0.0))
         return {
-            "prompt_ms": max(ra.prompt_ms or 0.0, rb.prompt_ms or 0.0),
+            "prompt_ms": max(pa, pb),
+            "one_batch": float(apart_s < 0.25 * max(pa, pb) / 1000.0),
             "new": ra.prompt_tokens - ra.cached_tokens,
             "cached": ra.cached_tokens,
             "other": float(rb.cached_tokens),
@@ -124,7 +130,8 @@ def priced_ms(rates: ServerRates, condition: str, m: dict[str, float]) -> float:
     new, cached, other = m["new"], m["cached"], m["other"]
     if condition == "joint":
         tokens = new + m["other_new"]
-        own = (cached * new + other * m["other_new"]) / tokens + tokens / 4.0  # token-weighted
+        # the token-weighted context of the batch's prompt tokens (``start_batch``)
+        own = (cached * new + other * m["other_new"] + (new**2 + m["other_new"] ** 2) / 2.0) / tokens
         span = cached + other
         step = rates.prefill_batch_s + tokens / rates.prefill_rate(own)
         return 1000.0 * (step + rates.masked_s(span + tokens / 2.0 - own, tokens))
@@ -144,7 +151,7 @@ async def run(
     try:
         probe = Probe(url, alias, await counters.counter(url))
         try:
-            await probe.send([{"role": "user", "content": "warm up"}], 8, 0)
+            await probe.send([{"role": "user", "content": "warm up"}], 8)
             return [(c, await probe.one(c, args.context, args.new)) for c in order]
         finally:
             await probe.client.aclose()
@@ -176,6 +183,9 @@ def main() -> None:
     measured: dict[str, list[float]] = {c: [] for c in CONDITIONS}
     priced: dict[str, list[float]] = {c: [] for c in CONDITIONS}
     for condition, m in rows:
+        if condition == "joint" and not m["one_batch"]:
+            print(f"{condition:14s} the two were read one after the other: left out", flush=True)
+            continue
         measured[condition].append(m["prompt_ms"])
         priced[condition].append(priced_ms(rates, condition, m))
         print(

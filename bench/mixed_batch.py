@@ -126,22 +126,22 @@ class Probe:
 
 
 def priced_ms(rates: ServerRates, condition: str, m: dict[str, float]) -> float:
-    """The simulator's price of the measured call's prompt: one batch (``start_batch``)."""
+    """The simulator's price of the measured call's prompt: one batch, priced as
+    ``IterationsSchedule.start_batch`` prices it (``ServerRates.prompt_batch_s``)."""
     new, cached, other = m["new"], m["cached"], m["other"]
     if condition == "joint":
         tokens = new + m["other_new"]
-        # the token-weighted context of the batch's prompt tokens (``start_batch``)
+        # the token-weighted context of the batch's prompt tokens, both conversations' cells
         own = (cached * new + other * m["other_new"] + (new**2 + m["other_new"] ** 2) / 2.0) / tokens
-        span = cached + other
-        step = rates.prefill_batch_s + tokens / rates.prefill_rate(own)
-        return 1000.0 * (step + rates.masked_s(span + tokens / 2.0 - own, tokens))
-    own = cached + new / 2.0
-    if condition == "alone":  # the idle conversation was cleared from the pool
-        base, span = rates.prefill_batch_s, cached
+        base, span = rates.batch_base_s(0, 0.0, prompt=True), cached + other
     else:
-        other_cells = other + m["other_decoded"]
-        base, span = rates.decode_step(1, other_cells), cached + other_cells
-    return 1000.0 * (base + new / rates.prefill_rate(own) + rates.masked_s(span + new / 2.0 - own, new))
+        tokens, own = new, cached + new / 2.0
+        if condition == "alone":  # the idle conversation was cleared from the pool
+            base, span = rates.batch_base_s(0, 0.0, prompt=True), cached
+        else:
+            other_cells = other + m["other_decoded"]
+            base, span = rates.batch_base_s(1, other_cells, prompt=True), cached + other_cells
+    return 1000.0 * rates.prompt_batch_s(base, tokens, own, span + tokens / 2.0 - own)
 
 
 async def run(

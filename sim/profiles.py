@@ -178,6 +178,15 @@ class ServerRates:
             return self.decode_step(decoding, kv_tokens)
         return self.prefill_batch_s if prompt else 0.0
 
+    def prompt_batch_s(self, base: float, tokens: float, context: float, masked: float) -> float:
+        """A batch's time with ``tokens`` prompt tokens in it: ``base`` (``batch_base_s``), the
+        tokens at the prompt rate of their mean ``context``, and the other sequences' ``masked``
+        cells their attention spans (a unified pool; 0 elsewhere)."""
+        step = base + tokens / self.prefill_rate(context)
+        if masked:
+            step += self.masked_s(masked, tokens)
+        return step
+
     def weights_step(self, batch: float) -> float:
         """A decode step's part that does not grow with the KV tokens, at ``batch`` sequences."""
         xs, ys = self.decode_table_batch, self.decode_table_step_s

@@ -303,13 +303,11 @@ class IterationsSchedule:
         if not self.batch_tokens:
             return
         rates = host.rates
-        step = rates.batch_base_s(decoding, kv_decoding, prompt=True)
-        self.batch_base_s = step if decoding else 0.0  # see FluidSchedule.plan
+        base = rates.batch_base_s(decoding, kv_decoding, prompt=True)
+        self.batch_base_s = base if decoding else 0.0  # see FluidSchedule.plan
         own = ctx / tokens_in
-        step += tokens_in / rates.prefill_rate(own)
         masked = span + tokens_in / 2.0 - own if span else 0.0
-        if span:
-            step += rates.masked_s(masked, tokens_in)
+        step = rates.prompt_batch_s(base, tokens_in, own, masked)
         if self.pending_stall_s:
             step += self.pending_stall_s
             self.pending_stall_s = 0.0

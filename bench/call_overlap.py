@@ -36,15 +36,15 @@ KEY = ["architecture", "concurrency", "task", "agent", "turn"]
 def local_calls(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The local calls with their prompt phase and what overlapped it, indexed by KEY."""
     mc = tables["model_calls"]
-    mc = mc[mc["endpoint"] == "local"].sort_values("t_start").copy()
+    # each configuration's calls together, in time order: its group's rows in the frame's order
+    mc = mc[mc["endpoint"] == "local"].sort_values(["architecture", "concurrency", "t_start"]).copy()
     mc["turn"] = mc.groupby(KEY[:-1]).cumcount()
     mc["new"] = mc["prompt_tokens"] - mc["cached_tokens"]
     mc["p0"] = mc["t_start"] + mc["queue_s"].fillna(0.0)
     mc["p1"] = mc["t_start"] + mc["ttft_s"]
     mc["d1"] = mc["t_start"] + mc["total_s"]
     beside_prompt, beside_decode = [], []
-    for key, group in mc.groupby(["architecture", "concurrency"]):
-        del key
+    for _, group in mc.groupby(["architecture", "concurrency"], sort=False):
         p0, p1, d1 = (group[c].to_numpy(float) for c in ("p0", "p1", "d1"))
         for i in range(len(group)):
             others = np.arange(len(group)) != i
@@ -54,7 +54,6 @@ def local_calls(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
             beside_decode.append(
                 np.clip(np.minimum(d1[others], p1[i]) - np.maximum(p1[others], p0[i]), 0, None).sum()
             )
-    mc = pd.concat([g for _, g in mc.groupby(["architecture", "concurrency"])])
     mc["beside_prompt_s"], mc["beside_decode_s"] = beside_prompt, beside_decode
     return mc.set_index(KEY)
 

@@ -194,7 +194,7 @@ def check_sandbox(backend: str) -> None:
             # binding the host's whole mount tree races with mounts that come and go (a Docker
             # container's overlay being unmounted: "Unable to apply mount flags ... Invalid
             # argument"); a sandbox that cannot start fails every try
-            if done.returncode == 0:
+            if done.returncode == 0 or attempt == BWRAP_PROBE_TRIES - 1:
                 break
             time.sleep(0.2 * (attempt + 1))
         if done.returncode != 0:

@@ -12,7 +12,7 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import tomli_w
 
@@ -20,6 +20,8 @@ from agbench.attempt import Endpoint
 from agbench.calibration.cpu_fit import CROWDED_KEYS
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
+from agbench.calibration.noise_floor import default_floor
+from agbench.calibration.noise_floor import load as load_noise_floor
 from agbench.calibration.run_drift import run_drift, run_level
 from agbench.calibration.server_fit import DEFAULT_N_BATCH, fit_server
 from agbench.calibration.server_preset import SETTING_KEYS, server_table
@@ -246,14 +248,20 @@ def calibrate(
     output: Path,
     concurrency: list[int] | None = None,
     server_profile: Path | None = None,
+    noise_floor: Path | Literal["shipped"] | None = "shipped",
 ) -> Path:
     """Fit a profile from live runs (optionally only some concurrency levels) and write it.
 
     With ``server_profile`` the server's rates come from that profile and only the agents'
     behaviour (turns, tokens, tool and harness times, cloud latency) from the runs: the
-    documented path is a profile plus the C = 1 run alone."""
+    documented path is a profile plus the C = 1 run alone. ``noise_floor`` (a file of
+    ``agbench noise-floor``; "shipped": the one this package ships; None: none) goes into
+    ``fit.noise_floor``: the least an interval of this profile is widened to."""
     traces = load_live(run_dirs, concurrency)
     overlay = fit_profile(traces)
+    if noise_floor is not None:
+        floor_path = default_floor() if noise_floor == "shipped" else Path(noise_floor)
+        overlay.setdefault("fit", {})["noise_floor"] = load_noise_floor(floor_path)
     if server_profile is not None:
         overlay = lay_server_profile(overlay, server_profile)
         rates = measured_server_rates(overlay["server"]["rates"])

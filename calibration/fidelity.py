@@ -3,8 +3,9 @@
 ``agbench bench fidelity`` (and ``bench/fidelity.py``) print it. A reference folder (the
 checkout's ``calibration/reference``) holds two kinds of set, reported apart:
 
-- **development**: ``run``, ``model`` and ``load`` (scored after every change; the mechanisms
-  were designed on it), with ``dev-profile/server_profile.toml`` where it was recorded, and
+- **development**: ``run`` (and its repeat ``run-2``), ``model`` and ``load`` (scored after every
+  change; the mechanisms were designed on it), with ``dev-profile/server_profile.toml`` where it
+  was recorded, and
   every ``dev-*/`` folder with a sweep ``run/`` and its own ``server_profile.toml`` (other
   server settings, looked at while building: ``dev-t2``, two server threads), and ``run-2/``
   where it was recorded twice;
@@ -126,7 +127,10 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
         dev = [reference_dir / name for name in DEVELOPMENT_RUNS if is_run_dir(reference_dir / name)]
         profile = reference_dir / DEVELOPMENT_PROFILE
         if dev:
-            out.append(ReferenceSet("development", dev, profile if profile.is_file() else None))
+            # run/ was recorded twice (record.sh --repeat): its repeat is run-2/ beside it
+            seconds = [reference_dir / TEST_REPEAT if d.name == TEST_RUN else None for d in dev]
+            repeats = [r if r is not None and is_run_dir(r) else None for r in seconds]
+            out.append(ReferenceSet("development", dev, profile if profile.is_file() else None, repeats))
         for folder in sorted(reference_dir.glob("dev-*")):
             if is_run_dir(folder / TEST_RUN):
                 own = folder / SERVER_PROFILE_FILE

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agbench.calibration.noise_floor import floor_sigmas, floor_source
 from agbench.results.summary import IntervalKind
 from agbench.sim.scenario import Scenario
 from agbench.sim.uncertainty import (
@@ -55,7 +56,8 @@ METHOD = (
     "repetitions, or from it to the calibration run's configurations: a Student t for a new "
     "configuration, stratified over its quantiles), with "
     "each draw's turn gaps, request overheads, sandbox setup and tool times drawn around their "
-    "means with the spread measured at the fit levels; turns and tokens not drawn"
+    "means with the spread measured at the fit levels; each band then made no narrower than the "
+    "profile's noise floor between live recordings; turns and tokens not drawn"
 )
 
 #: What a scored point is where there are draws (calibration/scoring.predictive_median).
@@ -90,6 +92,8 @@ def interval_object(per_metric: dict[str, tuple[float, float]], draws: int) -> d
 DEFAULT_DRAWS = 20
 #: What every draw's timing-jitter stream varies, as ``drawn`` names it.
 JITTER_DRAWN = "timing jitter: turn gaps, request overheads, sandbox setup and tool times"
+#: What the noise floor adds, as ``drawn`` names it (noise_floor.py: a floor, not a draw).
+FLOOR_DRAWN = "each band no narrower than two live recordings of a configuration differ by"
 NOT_DRAWN_CALIBRATED = [
     "agents' turns and tokens (as the trajectories record them)",
     "the workload (one seed: the same tasks in the same order in every draw)",
@@ -111,6 +115,8 @@ class DrawPlan:
     drawn: list[str] = field(default_factory=list)
     not_drawn: list[str] = field(default_factory=list)
     reason: str = ""
+    #: dotted figure key -> sigma: each band widened to it (noise_floor.py); empty: not widened
+    floor: dict[str, float] = field(default_factory=dict)
 
 
 def default_draws(scenario: Scenario) -> int:
@@ -124,12 +130,18 @@ def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
     fit = scenario.profile.fit
     if has_bootstrap(fit):
         servers = server_draws(fit, draws, seed)
+        floor = floor_sigmas(fit)
         return DrawPlan(
             kind="calibrated",
             overlays=[{"server": d} for d in servers],
             method=METHOD,
-            drawn=[*sorted({k for d in servers for k in (*d["rates"], *d) if k != "rates"}), JITTER_DRAWN],
+            drawn=[
+                *sorted({k for d in servers for k in (*d["rates"], *d) if k != "rates"}),
+                JITTER_DRAWN,
+                *([f"{FLOOR_DRAWN} ({floor_source(fit)})"] if floor else []),
+            ],
             not_drawn=list(NOT_DRAWN_CALIBRATED),
+            floor=floor,
         )
     if scenario.uncertain:
         stated = stated_values(scenario.profile)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agbench.calibration.intervals import DrawPlan, default_draws, draw_plan
+from agbench.calibration.noise_floor import floored
 from agbench.calibration.validation import records_to_tables
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
@@ -88,7 +89,7 @@ def run_intervals(
                 drawn=plan.drawn,
                 not_drawn=plan.not_drawn,
                 reason="" if mine else "no draw simulated this configuration",
-                metrics=interval_metrics(mine),
+                metrics=floored(interval_metrics(mine), plan.floor),
             )
         device, arch, conc = key
         entries.append(

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from agbench.calibration.compared_metrics import METRICS, metric_value
 from agbench.calibration.intervals import (
     DEFAULT_DRAWS,
     LEVEL,
@@ -32,6 +32,7 @@ from agbench.calibration.intervals import (
     percentiles,
     server_draws,
 )
+from agbench.calibration.noise_floor import floor_sigmas, floor_source, widened
 from agbench.calibration.scoring import (
     Outcomes,
     brier,
@@ -48,7 +49,7 @@ from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
 from agbench.records import TABLES, arrow_schema
-from agbench.results import ConfigurationSummary, RunSummary, ValidationReport
+from agbench.results import RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
 from agbench.sim.plain_data import load_toml
@@ -59,47 +60,6 @@ from agbench.trajectory import TrajectorySet
 log = logging.getLogger(__name__)
 
 DEFAULT_SCENARIO = "this-machine-smollm2"
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A metric compared between live and simulated runs, and how to read it from a summary."""
-
-    name: str
-    path: tuple[str, ...]
-    kind: str = "relative"  # "relative": % error; "count": absolute difference matters
-
-
-METRICS: tuple[Metric, ...] = (
-    Metric("suite_wall_s", ("suite_wall_s",)),
-    Metric("mean_completion_s_common", ("mean_completion_s_common",)),
-    Metric("goodput_per_h", ("goodput_per_h",)),
-    Metric(Status.SUCCESS.value, (Status.SUCCESS.value,), "count"),
-    Metric(Status.CONTEXT_LIMIT.value, ("failures", Status.CONTEXT_LIMIT.value), "count"),
-    Metric("ttft_p50_s", ("ttft_p50_s",)),
-    Metric("ttft_p95_s", ("ttft_p95_s",)),
-    Metric("output_tok_s_p50", ("output_tok_s_p50",)),
-    Metric("kv_peak_cells", ("kv_peak_cells",)),
-    Metric("local_model_s", ("time_breakdown_s", "local_model")),
-    Metric("cloud_model_s", ("time_breakdown_s", "cloud_model")),
-    Metric("tools_s", ("time_breakdown_s", "tools")),
-    Metric("cloud_cost_usd", ("cloud_cost_usd",)),
-)
-
-
-def metric_value(entry: ConfigurationSummary | None, path: tuple[str, ...]) -> float | None:
-    """One metric of a configuration's summary by its path (a Metric's ``path``); None when absent
-    or not a finite number."""
-    value: Any = entry
-    for key in path:  # model fields, then keys of a figure table (failures by status)
-        value = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def records_to_tables(records: list[Any]) -> dict[str, pd.DataFrame]:
@@ -273,12 +233,15 @@ def compare(
     pairs: list[tuple[RunSummary, RunSummary]],
     fit_levels: list[int],
     draws: list[list[RunSummary]] | None = None,
+    noise_floor: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Per metric: one row per live configuration (live, sim, signed % error, verdict) and the
     scores (scoring.py). A value missing on either side is a row that misses, never dropped.
     ``draws[i]``: the simulated summaries of pair i under each interval draw; rows then carry
     ``sim_p05``/``sim_p95``, and ``sim`` is the median of the draws and the nominal run (kept as
-    ``sim_nominal``)."""
+    ``sim_nominal``); ``noise_floor`` (dotted key -> sigma, noise_floor.py) widens each band to
+    at least what two live recordings differ by."""
+    floor = noise_floor or {}
     metrics: dict[str, Any] = {}
     for metric in METRICS:
         rows: list[dict[str, Any]] = []
@@ -321,7 +284,7 @@ def compare(
                 band = percentiles(simulated)
                 if drawn and band is not None:
                     row["sim_nominal"] = nominal
-                    row["sim_p05"], row["sim_p95"] = band
+                    row["sim_p05"], row["sim_p95"] = widened(band, sim_value, floor.get(metric.key, 0.0))
                 rows.append(row)
         errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
         held = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None and r["held_out"]]
@@ -385,6 +348,7 @@ def validate(
             [(s.live, s.sim) for s in simulated],
             fit_levels,
             [[d.sim for d in per_run] for per_run in drawn] if server_sets else None,
+            floor_sigmas(fit),
         ),
         "range_warnings": sorted({w for s in simulated for w in s.range_warnings}),
         "skipped_incomplete": sorted({f"{a} C={c}" for s in simulated for a, c in s.skipped}),
@@ -406,6 +370,7 @@ def validate(
             "draws": len(server_sets) + 1,
             "method": METHOD,
             "point": POINT,
+            "noise_floor": floor_source(fit),
         }
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.json"

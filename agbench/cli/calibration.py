@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import click
@@ -28,6 +29,14 @@ from agbench.config import parse_concurrency
     default=None,
     help="Server rates from this server_profile.toml (agbench profile-server); the runs give behaviour.",
 )
+@click.option(
+    "--noise-floor",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The least an interval is widened to: a file of agbench noise-floor (default: the one "
+    "agbench ships, measured on its development repeats).",
+)
+@click.option("--no-noise-floor", is_flag=True, help="Intervals as drawn, not widened to any noise floor.")
 @one_line_errors
 def calibrate(
     run_dirs: tuple[Path, ...],
@@ -35,6 +44,8 @@ def calibrate(
     fit_concurrency: str | None,
     fit_levels: int,
     server_profile: Path | None,
+    noise_floor: Path | None,
+    no_noise_floor: bool,
 ) -> None:
     """Fit a simulator profile from live runs (or from one load run's lowest-rate levels)."""
     if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
@@ -45,13 +56,46 @@ def calibrate(
         return
     from agbench.calibration import calibrate as fit
 
+    if no_noise_floor and noise_floor is not None:
+        raise click.UsageError("--noise-floor and --no-noise-floor exclude each other")
     fit(
         list(run_dirs),
         output,
         concurrency=parse_concurrency(fit_concurrency) if fit_concurrency else None,
         server_profile=server_profile,
+        noise_floor=None if no_noise_floor else (noise_floor or "shipped"),
     )
     click.echo(f"profile: {output}")
+
+
+@main.command("noise-floor")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@one_line_errors
+def noise_floor(run_dirs: tuple[Path, ...], output: Path) -> None:
+    """How far two live recordings of one sweep land apart, per figure: RUN_DIRS are pairs
+    (A B [C D ...]), each the same sweep recorded twice; writes the floor agbench calibrate
+    --noise-floor takes."""
+    from agbench.calibration.noise_floor import Z90, measure, write
+    from agbench.errors import AgbenchError
+    from agbench.metrics import summarize
+    from agbench.store import RunStore
+
+    if len(run_dirs) % 2:
+        raise AgbenchError(f"noise-floor takes pairs of run directories, got {len(run_dirs)}")
+    summaries = []
+    for run_dir in run_dirs:
+        store = RunStore.open(run_dir)
+        summaries.append(summarize(store.tables(), store.meta()))
+    pairs = list(zip(summaries[::2], summaries[1::2], strict=True))
+    names = [[str(a), str(b)] for a, b in zip(run_dirs[::2], run_dirs[1::2], strict=True)]
+    floor = measure(pairs, names)
+    write(floor, output, "agbench noise-floor " + " ".join(str(d) for d in run_dirs))
+    for key, sigma in floor["sigma"].items():
+        click.echo(
+            f"{key:32s} sigma {sigma:.3f}  (90 % band at least x/ {math.exp(Z90 * sigma):.3f}, {floor['rows'][key]} rows)"
+        )
+    click.echo(f"noise floor: {output}")
 
 
 def _is_load_run(run_dir: Path) -> bool:

@@ -79,6 +79,10 @@ class IntervalMethod(ResultModel):
     draws: int
     method: str
     point: str | None = Field(default=None, description="what a row's ``sim`` is where there are draws")
+    noise_floor: str | None = Field(
+        default=None,
+        description="where the noise floor each band is widened to was measured (None: not widened)",
+    )
 
 
 class ValidationReport(ResultModel):

@@ -1,0 +1,124 @@
+"""The noise floor between live recordings: measured from pairs, shipped, and the least a band is."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agbench.calibration import noise_floor
+from agbench.calibration.noise_floor import Z90, floor_sigmas, measure, widened
+from agbench.calibration.validation import compare
+from agbench.cli import main
+from agbench.config import Architecture
+from agbench.errors import AgbenchError
+from agbench.metrics import summarize
+from agbench.results import ConfigurationSummary, RunSummary
+from agbench.store import RunStore
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _summary(run_id: str, **walls: float) -> RunSummary:
+    """LO configurations ``C<level>=suite wall``."""
+    return RunSummary.model_construct(
+        run_id=run_id,
+        configurations=[
+            ConfigurationSummary.model_construct(
+                device="d",
+                architecture=Architecture.LO,
+                concurrency=int(k[1:]),
+                suite_wall_s=v,
+                kv_peak_fraction=None,
+            )
+            for k, v in walls.items()
+        ],
+    )
+
+
+def test_a_recording_that_ran_slower_throughout_is_no_noise_only_its_spread_is() -> None:
+    base = _summary("a", C1=10.0, C2=20.0, C4=40.0)
+    slower = _summary("b", C1=12.0, C2=24.0, C4=48.0)  # 20 % slower everywhere: calibrated away
+    floor = measure([(slower, base)])
+    assert floor["sigma"]["suite_wall_s"] == pytest.approx(0.0, abs=1e-12)
+    assert floor["offset"]["suite_wall_s"] == [pytest.approx(math.log(1.2))]
+    # one configuration 10 % off each way about the pair's mean: that spread is the noise
+    apart = _summary("c", C1=10.0 * math.exp(0.1), C2=20.0 * math.exp(-0.1), C4=40.0)
+    got = measure([(apart, base)])["sigma"]["suite_wall_s"]
+    assert got == pytest.approx(math.sqrt((0.01 + 0.01) / 2) / math.sqrt(2))
+
+
+def test_pairs_are_centred_apart_and_a_metric_needs_more_rows_than_pairs() -> None:
+    a, b = _summary("a", C1=10.0, C2=20.0), _summary("b", C1=10.0 * math.exp(0.2), C2=20.0)
+    c, d = _summary("c", C1=5.0), _summary("d", C1=9.0)  # one row: no spread of its own
+    floor = measure([(b, a), (d, c)])
+    # two pairs, three rows: one degree of freedom left after the two offsets
+    assert floor["rows"]["suite_wall_s"] == 3
+    assert floor["sigma"]["suite_wall_s"] == pytest.approx(math.sqrt(2 * 0.1**2 / 1) / math.sqrt(2))
+    assert "suite_wall_s" not in measure([(d, c)])["sigma"]
+    with pytest.raises(AgbenchError):
+        measure([])
+
+
+def test_a_band_is_widened_to_the_floor_on_each_side_and_never_narrowed() -> None:
+    reach = math.exp(Z90 * 0.1)
+    lo, hi = widened((95.0, 130.0), 100.0, 0.1)
+    assert lo == pytest.approx(100.0 / reach)  # the narrow side grows to the floor
+    assert hi == 130.0  # the side already wider stays
+    assert widened((50.0, 200.0), 100.0, 0.1) == (50.0, 200.0)
+    assert widened((95.0, 105.0), 100.0, 0.0) == (95.0, 105.0)
+    assert widened((0.0, 0.0), 0.0, 0.1) == (0.0, 0.0)  # no ratio about a zero point
+
+
+def test_validation_rows_carry_the_widened_band_and_coverage_counts_it() -> None:
+    live, nominal = _summary("l", C2=112.0), _summary("s", C2=100.0)
+    draws = [[_summary("s", C2=99.0), _summary("s", C2=101.0)]]
+    plain = compare([(live, nominal)], [1], draws)["suite_wall_s"]
+    floored = compare([(live, nominal)], [1], draws, {"suite_wall_s": 0.1})["suite_wall_s"]
+    assert plain["coverage_90"] == 0.0
+    assert floored["rows"][0]["sim_p95"] == pytest.approx(100.0 * math.exp(Z90 * 0.1))
+    assert floored["coverage_90"] == 1.0
+    assert floored["rows"][0]["sim"] == plain["rows"][0]["sim"]  # the point does not move
+
+
+def test_the_shipped_floor_is_what_the_development_repeats_give() -> None:
+    shipped = noise_floor.load(noise_floor.default_floor())
+    pairs = []
+    for first, second in shipped["recordings"]:
+        runs = []
+        for name in (first, second):
+            store = RunStore.open(REPO / name)
+            runs.append(summarize(store.tables(), store.meta()))
+        pairs.append((runs[0], runs[1]))
+    measured = measure(pairs)
+    assert set(measured["sigma"]) == set(shipped["sigma"])
+    for key, sigma in shipped["sigma"].items():
+        assert measured["sigma"][key] == pytest.approx(sigma, rel=1e-9), key
+    assert floor_sigmas({"noise_floor": shipped}) == {k: v for k, v in shipped["sigma"].items() if v > 0}
+
+
+def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
+    bad = tmp_path / "floor.toml"
+    bad.write_text('[sigma]\nsuite_wall_s = "wide"\n')
+    with pytest.raises(AgbenchError, match="not a noise floor"):
+        noise_floor.load(bad)
+    with pytest.raises(AgbenchError, match="not found"):
+        noise_floor.load(tmp_path / "missing.toml")
+    result = CliRunner().invoke(main, ["noise-floor", str(tmp_path), "-o", str(tmp_path / "f.toml")])
+    assert result.exit_code != 0
+    assert "pairs of run directories" in result.output
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            str(tmp_path),
+            "-o",
+            str(tmp_path / "p.toml"),
+            "--noise-floor",
+            str(bad),
+            "--no-noise-floor",
+        ],
+    )
+    assert result.exit_code != 0

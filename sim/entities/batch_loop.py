@@ -69,6 +69,7 @@ class ScheduleHost(Protocol):
     prompt_tokens_total: float  # llama.cpp's prompt-token counter, advanced by a schedule
 
     def kv_in_use(self) -> float: ...
+    def kv_range(self) -> float: ...
     def purge_one_idle(self) -> bool: ...
     def fail_all_in_flight(self) -> None: ...
     def finish_due_decoders(self) -> int: ...
@@ -279,14 +280,14 @@ class IterationsSchedule:
             (r for r in host.active if r.t_first is None and r.prefill_left > EPS),
             key=lambda r: r.slot.index if r.slot is not None else 0,
         )
-        span = 0.0  # unified pool: the cells a prompt's attention spans (after any purge)
+        span = 0.0  # unified pool: the cells a prompt's attention spans (after any purge, holes included)
         if waiting and pool.kv_unified:
             wanted = min(budget, sum(r.prefill_left for r in waiting))
             room = self.room_for_prompt(host, decoding, wanted)
             if room < wanted:
                 self.unplaced = wanted - room
             budget = min(budget, room)
-            span = host.kv_in_use()
+            span = host.kv_range()
         tokens_in = 0.0
         ctx = 0.0
         for r in waiting:

@@ -25,6 +25,7 @@ import simpy
 from agbench.attempt import ErrorClass
 from agbench.sim.entities.batch_loop import EPS, PoolFacts, schedule_for
 from agbench.sim.entities.cpu import ProcessorSharingCPU
+from agbench.sim.entities.kv_cells import CellMap
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
 from agbench.sim.predictors.cpu_speed import ServerSpeed, server_speed
@@ -75,6 +76,8 @@ class LocalServer:
         self._clear_idle_on_launch = bool(
             self.prompt_cache is not None and settings.cache_idle_slots and settings.kv_unified
         )
+        # where a unified pool's cells sit: a prompt batch attends up to the highest one in use
+        self.cells = CellMap(self.pool_tokens) if self.pool.kv_unified else None
         self.queue: deque[LocalRequest] = deque()
         self.active: list[LocalRequest] = []
         self.cpu = cpu
@@ -170,6 +173,21 @@ class LocalServer:
         if self.pool.idle_holds_kv:
             used += self.idle_tokens
         return used
+
+    def kv_range(self) -> float:
+        """The cells a prompt batch's attention spans now: in a unified pool up to the highest
+        cell in use (``get_n_kv``, holes included; kv_cells.py), never fewer than the cells
+        held. The map is synced here, shrinking slots first, then growing them in slot order."""
+        if self.cells is None:
+            return self.kv_in_use()
+        running = {r.slot.index: r for r in self.active if r.slot is not None}
+        want = {s.index: int(running[s.index].held) if s.index in running else s.tokens for s in self.slots}
+        for owner, cells in want.items():
+            if cells < self.cells.held(owner):
+                self.cells.resize(owner, cells)
+        for owner, cells in want.items():
+            self.cells.resize(owner, cells)
+        return max(float(self.cells.top()), self.kv_in_use())
 
     def kv_sampled(self) -> float:
         """KV in use as a server sample reports it (``ServerProfile.kv_sampled_as``)."""

@@ -1,0 +1,134 @@
+"""Where a unified KV pool's cells sit, so a batch's attention range can be read.
+
+A prompt batch in a unified pool attends over every cell up to the highest one in use, not
+over the cells held: ``llama_kv_cache::get_n_kv`` returns ``min(size, max(n_pad,
+GGML_PAD(used_max_p1, n_pad)))``, holes below the highest used cell included, and the mask that
+hides them is built over that whole range. A slot cleared below another sequence's cells (llama-
+server's ``--cache-idle-slots``, on by default, saves and clears every idle slot when a task
+starts) leaves such a hole, so an agent's prompt can pay for cells nobody holds. At one agent
+there is no other slot to clear and the range is the cells held; from two agents on it is not.
+
+The placement follows ``llama_kv_cache::find_slot``: a ubatch's cells are taken forward from
+the stream's head (free cells only; a sequence's tokens need not be contiguous), wrapping at
+the end, and the head moves past the last cell placed; when the head is beyond ``used + 2 *
+n_tokens`` the search starts from cell 0 instead, to fill the cache from the bottom.
+``llama_memory_seq_rm`` removes a sequence's highest positions, which are the cells it was given
+last. The server syncs the map with what each slot holds when it prices a prompt batch (the
+growth since the last sync placed in slot order, after any shrinking), so decode tokens placed
+one step at a time are placed together: the layout is approximate, the highest used cell is
+what the range needs. Growth is placed a ubatch (``n_ubatch``, 512) at a time, prompt and
+decode alike: the head's reset rule then sees a ubatch's size, not one decode step's, which
+differs only for holes smaller than twice the growth since the last sync.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+
+class CellMap:
+    """The cells of one unified pool: per owner (a slot) the cell runs it holds, in the order it
+    was given them; the free runs; the head."""
+
+    def __init__(self, size: int, ubatch: int = 512) -> None:
+        self.size = size
+        self.ubatch = max(1, ubatch)
+        self.head = 0
+        self.used = 0
+        self.runs: dict[int, list[tuple[int, int]]] = {}  # owner -> [start, end) runs, oldest first
+        self.free: list[tuple[int, int]] = [(0, size)] if size > 0 else []  # sorted, disjoint
+
+    def held(self, owner: int) -> int:
+        return sum(end - start for start, end in self.runs.get(owner, ()))
+
+    def top(self) -> int:
+        """``used_max_p1``: one past the highest cell in use (0 when none is)."""
+        return max((end for runs in self.runs.values() for _, end in runs), default=0)
+
+    def resize(self, owner: int, cells: int) -> None:
+        """Make ``owner`` hold ``cells`` cells: remove its newest ones, or place more, a ubatch
+        at a time (each placement applies the head's reset rule with its own size)."""
+        have = self.held(owner)
+        if cells < have:
+            self._remove(owner, have - cells)
+        while cells > have:
+            n = min(self.ubatch, cells - have)
+            if not self._place(owner, n):
+                break  # the pool is full: what fits is placed
+            have += n
+
+    def _search_order(self) -> list[tuple[int, int]]:
+        """The free runs in ``find_slot``'s order: from the head to the end, then from cell 0."""
+        ahead: list[tuple[int, int]] = []
+        behind: list[tuple[int, int]] = []
+        for start, end in self.free:
+            if end <= self.head:
+                behind.append((start, end))
+            elif start < self.head:
+                behind.append((start, self.head))
+                ahead.append((self.head, end))
+            else:
+                ahead.append((start, end))
+        return ahead + behind
+
+    def _place(self, owner: int, n: int) -> bool:
+        """``find_slot`` for ``n`` tokens of one sequence, non-contiguous; a full pool places
+        what fits (the pool's own rules decide failures, not this map): False then."""
+        if self.head > self.used + 2 * n:
+            self.head = 0
+        runs = self.runs.setdefault(owner, [])
+        left = n
+        last = self.head
+        for start, end in self._search_order():
+            if left <= 0:
+                break
+            take = min(left, end - start)
+            self._take_free(start, start + take)
+            if runs and runs[-1][1] == start:
+                runs[-1] = (runs[-1][0], start + take)
+            else:
+                runs.append((start, start + take))
+            self.used += take
+            left -= take
+            last = start + take
+        self.head = last if last < self.size else 0
+        if not runs:
+            self.runs.pop(owner, None)
+        return left <= 0
+
+    def _remove(self, owner: int, n: int) -> None:
+        runs = self.runs.get(owner, [])
+        while n > 0 and runs:
+            start, end = runs[-1]
+            take = min(n, end - start)
+            runs[-1] = (start, end - take)
+            if runs[-1][0] == runs[-1][1]:
+                runs.pop()
+            self._give_free(end - take, end)
+            self.used -= take
+            n -= take
+        if not runs:
+            self.runs.pop(owner, None)
+
+    def _take_free(self, start: int, end: int) -> None:
+        k = bisect.bisect_right(self.free, (start, self.size + 1)) - 1
+        fs, fe = self.free[k]
+        assert fs <= start, "placing a cell that is not free"
+        assert end <= fe, "placing a cell that is not free"
+        pieces = [(fs, start)] if fs < start else []
+        pieces += [(end, fe)] if end < fe else []
+        self.free[k : k + 1] = pieces
+
+    def _give_free(self, start: int, end: int) -> None:
+        k = bisect.bisect_left(self.free, (start, start))
+        if k > 0 and self.free[k - 1][1] == start:
+            k -= 1
+            start = self.free[k][0]
+            self.free.pop(k)
+        if k < len(self.free) and self.free[k][0] == end:
+            end = self.free[k][1]
+            self.free.pop(k)
+        self.free.insert(k, (start, end))
+
+
+__all__ = ["CellMap"]

@@ -1,0 +1,90 @@
+"""Where a unified pool's cells sit (find_slot's placement) and the range a prompt batch spans."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import simpy
+
+from agbench.sim.entities.kv_cells import CellMap
+from agbench.sim.entities.local_server import LocalServer
+from agbench.sim.profiles import ServerProfile, ServerRates
+
+
+def test_a_sequence_cleared_below_another_leaves_a_hole_the_range_keeps() -> None:
+    cells = CellMap(4096)
+    cells.resize(0, 1500)
+    cells.resize(1, 1300)
+    assert cells.top() == 2800
+    cells.resize(0, 0)  # the lower slot saved to the prompt cache and cleared
+    assert (cells.used, cells.top()) == (1300, 2800)  # 1,500 empty cells below the top
+    cells.resize(1, 0)
+    assert cells.top() == 0
+
+
+def test_the_search_starts_from_cell_0_when_the_head_is_far_above_the_cells_in_use() -> None:
+    cells = CellMap(4096)
+    cells.resize(0, 1500)
+    cells.resize(1, 1300)
+    cells.resize(0, 0)
+    # head 2800 > used 1,300 + 2 x 100: the next ubatch fills the hole from the bottom
+    cells.resize(2, 100)
+    assert cells.runs[2] == [(0, 100)]
+    assert cells.top() == 2800
+    # head 100 is not beyond used + 2n: the next one continues from the head
+    cells.resize(2, 150)
+    assert cells.runs[2] == [(0, 150)]
+
+
+def test_placement_wraps_past_the_end_and_removal_takes_the_newest_cells() -> None:
+    cells = CellMap(1000, ubatch=100)
+    cells.resize(0, 100)  # [0, 100)
+    cells.resize(1, 800)  # [100, 900)
+    cells.resize(0, 0)
+    # head 900 is not beyond used 800 + 2 x 100: forward to the end, then from cell 0
+    cells.resize(2, 150)
+    assert cells.runs[2] == [(900, 1000), (0, 50)]
+    assert cells.free == [(50, 100)]
+    cells.resize(2, 120)  # llama_memory_seq_rm drops the highest positions: the newest cells
+    assert cells.runs[2] == [(900, 1000), (0, 20)]
+    assert cells.free == [(20, 100)]
+    assert (cells.used, cells.top()) == (920, 1000)
+
+
+def test_a_full_pool_places_what_fits() -> None:
+    cells = CellMap(100)
+    cells.resize(0, 80)
+    cells.resize(1, 50)
+    assert (cells.held(1), cells.used, cells.free) == (20, 100, [])
+
+
+RATES = ServerRates(prefill_tok_s=1000.0, decode_step_s=0.02, decode_step_per_seq_s=0.005)
+
+
+def test_a_prompt_alone_at_two_agents_spans_the_cleared_slot_below_it() -> None:
+    # a alone (cells from 0), then a's next turn and b's first together (b's cells above a's),
+    # then b's next turn while a is idle: launching it saves and clears a's slot, and b's prompt
+    # attends up to its own cells, above a's hole
+    unified = ServerProfile(
+        n_ctx=4096, n_parallel=2, kv_unified=True, idle_cache_holds_kv=True, prefill_scheduling="iterations"
+    )
+    env = simpy.Environment()
+    server = LocalServer(env, unified, RATES, 2)
+    seen: list[tuple[float, float]] = []
+
+    def turns() -> Generator[simpy.Event, Any, None]:
+        yield server.submit("a", None, 0, 1500, 1).done
+        a2 = server.submit("a", None, 0, 1600, 1)
+        b = server.submit("b", None, 0, 1300, 1)
+        yield a2.done & b.done
+        seen.append((server.kv_range(), server.kv_in_use()))
+        yield server.submit("b", None, 0, 1400, 1).done
+        seen.append((server.kv_range(), server.kv_in_use()))
+
+    env.process(turns())
+    env.run()
+    (range_both, held_both), (range_b, held_b) = seen
+    assert range_both == held_both == 1600 + 1300  # no hole while both hold their cells
+    assert held_b == 1400  # a's slot was cleared when b's turn launched
+    assert range_b >= 1600 + 1300  # b still sits above a's 1,600 empty cells

@@ -10,6 +10,8 @@ mean's error and the ensemble's spread, then each metric's MAPE both ways. Devel
 only: a test set is scored by ``agbench bench fidelity``, never looked at row by row to choose.
 
     .venv/bin/python bench/jitter_ensemble.py [--set calibration/reference/dev-t2] [--streams 8]
+    .venv/bin/python bench/jitter_ensemble.py --set calibration/reference \
+        --server-profile calibration/reference/dev-profile/server_profile.toml   # run/, run-2/
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import tempfile
 from pathlib import Path
 
 from agbench.calibration import calibrate
+from agbench.calibration.compared_metrics import METRICS, metric_value
 from agbench.calibration.server_profile import refit_server_profile
-from agbench.calibration.validation import METRICS, SimulatedRun, metric_value, simulate_pair
+from agbench.calibration.validation import SimulatedRun, simulate_pair
 from agbench.results import ConfigurationSummary
 
 SHOWN = ("suite_wall_s", "mean_completion_s_common", "ttft_p50_s")
@@ -64,11 +67,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, default=Path("calibration/reference/dev-t2"))
     parser.add_argument("--streams", type=int, default=8)
+    parser.add_argument("--server-profile", type=Path, default=None, help="default: SET/server_profile.toml")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     runs = [d for d in (args.set / "run", args.set / "run-2") if (d / "run.json").is_file()]
     with tempfile.TemporaryDirectory() as tmp:
-        server = refit_server_profile(args.set / "server_profile.toml", Path(tmp) / "server_profile.toml")
+        own = args.server_profile or args.set / "server_profile.toml"
+        server = refit_server_profile(own, Path(tmp) / "server_profile.toml")
         profile = calibrate(runs, Path(tmp) / "profile.toml", [1], server)
         print(f"{args.set}: profile + C = 1 of {len(runs)} recording(s), {args.streams} jitter streams")
         for run in runs:

@@ -33,9 +33,10 @@ import pandas as pd
 
 from agbench.attempt import Endpoint
 from agbench.calibration import calibrate
+from agbench.calibration.compared_metrics import METRICS, metric_value
 from agbench.calibration.run_drift import call_log_ratios
 from agbench.calibration.server_profile import refit_server_profile
-from agbench.calibration.validation import METRICS, metric_value, simulate_pair
+from agbench.calibration.validation import simulate_pair
 from agbench.sim.profiles import Profile, ServerRates
 from agbench.store import RunStore
 

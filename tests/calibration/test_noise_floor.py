@@ -9,13 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from agbench.calibration import noise_floor
-from agbench.calibration.noise_floor import Z90, floor_sigmas, measure, widened
+from agbench.calibration.noise_floor import Z90, floor_sigmas, floored, measure, widened
 from agbench.calibration.validation import compare
 from agbench.cli import main
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
 from agbench.metrics import summarize
 from agbench.results import ConfigurationSummary, RunSummary
+from agbench.results.summary import MetricInterval
 from agbench.store import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -122,3 +123,28 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code != 0
+
+
+def test_sim_draws_widen_each_floored_figure_about_the_draws_median() -> None:
+    metrics = {
+        "suite_wall_s": MetricInterval(p05=98.0, p50=100.0, p95=103.0, draws=10),
+        "kv_peak_cells": MetricInterval(p05=900.0, p50=1000.0, p95=1100.0, draws=10),
+    }
+    out = floored(metrics, {"suite_wall_s": 0.1, "ttft_p50_s": 0.2})
+    reach = math.exp(Z90 * 0.1)
+    assert out["suite_wall_s"].p05 == pytest.approx(100.0 / reach)
+    assert out["suite_wall_s"].p95 == pytest.approx(100.0 * reach)
+    assert out["kv_peak_cells"] == metrics["kv_peak_cells"]  # no floor for it: as drawn
+    assert metrics["suite_wall_s"].p05 == 98.0  # the draws' own figures are not changed
+
+
+def test_calibrate_lays_the_shipped_floor_into_the_profile_unless_told_otherwise(tmp_path: Path) -> None:
+    from agbench.calibration import calibrate
+    from agbench.sim.plain_data import load_toml
+
+    run = REPO / "calibration" / "reference" / "run"
+    with_floor = load_toml(calibrate([run], tmp_path / "a.toml", [1]))["fit"]
+    assert floor_sigmas(with_floor) == noise_floor.load(noise_floor.default_floor())["sigma"]
+    assert "run-2" in with_floor["noise_floor"]["source"]
+    without = load_toml(calibrate([run], tmp_path / "b.toml", [1], noise_floor=None))["fit"]
+    assert "noise_floor" not in without

@@ -201,7 +201,8 @@ SERVER_TERMS = (
     (
         "server.rates",
         "prefill_masked_batch_s_per_k",
-        "unified pool: other cells a prompt batch spans, s per 1,000 per batch",
+        "unified pool: other cells a prompt batch spans (up to the highest cell in use, holes "
+        "included: get_n_kv), s per 1,000 per batch",
     ),
     (
         "server.rates",

@@ -1,7 +1,10 @@
 """Sandbox cost per fresh attempt: create + exec + verify + destroy, per backend.
 
-Prints median and p95 seconds over N runs (default 50) for each phase and in total, and the
-docker / bwrap ratio. Target: bwrap under 50 ms per fresh sandbox. Measured, never
+Prints median and p95 seconds over N runs (default 50) for each phase and in total, the CPU
+seconds each phase burned (this process and the children it reaped: ``getrusage``), and the
+docker / bwrap ratio. The CPU share says how much of a task's sandbox setup and verification
+is work on the shared cores rather than waiting (the simulator takes a task's sandbox setup and
+verification as waiting: docs/design.md). Target: bwrap under 50 ms per fresh sandbox. Measured, never
 asserted. Run: ``.venv/bin/python bench/sandbox.py [--runs 50] [--backends bwrap,docker]``.
 """
 
@@ -9,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import resource
 import shutil
 import statistics
 import tempfile
@@ -39,26 +44,39 @@ def bench_task(root: Path) -> Task:
     return load_task(root)
 
 
+PHASES = ("create", "exec", "verify", "destroy")
+
+
 def quantiles(xs: list[float]) -> tuple[float, float]:
     ordered = sorted(xs)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return statistics.median(ordered), p95
 
 
+def cpu_s() -> float:
+    """CPU seconds this process and its reaped children have used."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 async def one_run(backend: str, task: Task, attempt: Path) -> dict[str, float]:
-    t0 = time.perf_counter()
+    marks = [(time.perf_counter(), cpu_s())]
     sb = create_sandbox(backend, task, attempt)
     await sb.start()
-    t1 = time.perf_counter()
+    marks.append((time.perf_counter(), cpu_s()))
     res = await sb.exec(["sh", "-c", "echo $(( $(cat in.txt) * 2 )) > out.txt"], timeout_s=30)
-    t2 = time.perf_counter()
+    marks.append((time.perf_counter(), cpu_s()))
     verdict = await verify(sb, task, "42")
-    t3 = time.perf_counter()
+    marks.append((time.perf_counter(), cpu_s()))
     await sb.destroy()
-    t4 = time.perf_counter()
+    marks.append((time.perf_counter(), cpu_s()))
     if res.exit_code != 0 or not verdict.success:
         raise RuntimeError(f"{backend}: run failed: {res} {verdict}")
-    return {"create": t1 - t0, "exec": t2 - t1, "verify": t3 - t2, "destroy": t4 - t3, "total": t4 - t0}
+    out: dict[str, float] = {}
+    for name, (a, b) in zip(PHASES, itertools.pairwise(marks), strict=True):
+        out[name], out[f"{name} cpu"] = b[0] - a[0], b[1] - a[1]
+    out["total"], out["total cpu"] = marks[-1][0] - marks[0][0], marks[-1][1] - marks[0][1]
+    return out
 
 
 async def bench_backend(backend: str, runs: int, tmp: Path) -> dict[str, list[float]]:
@@ -86,9 +104,13 @@ def main() -> None:
             for backend in backends:
                 samples = asyncio.run(bench_backend(backend, args.runs, Path(tmp)))
                 print(f"{backend}: {args.runs} fresh sandboxes (create + exec + verify + destroy)")
-                for phase, xs in samples.items():
-                    med, p95 = quantiles(xs)
-                    print(f"  {phase:8s} median {med * 1000:8.1f} ms   p95 {p95 * 1000:8.1f} ms")
+                for phase in (*PHASES, "total"):
+                    med, p95 = quantiles(samples[phase])
+                    cpu = statistics.median(samples[f"{phase} cpu"])
+                    print(
+                        f"  {phase:8s} median {med * 1000:8.1f} ms   p95 {p95 * 1000:8.1f} ms   "
+                        f"CPU {cpu * 1000:7.1f} ms ({cpu / med if med > 0 else 0.0:.2f} of the wall)"
+                    )
                 sandbox_only = [c + d for c, d in zip(samples["create"], samples["destroy"], strict=True)]
                 med, p95 = quantiles(sandbox_only)
                 print(

@@ -17,6 +17,10 @@
 #   test-pool3072-t1: a 3,072-cell pool, one server thread, eight tasks no other set holds but
 #     sys-photo-sync-unit, recorded after the quick profile grid took batch 2 and 4 (the decode
 #     step read between measured batch sizes as a power law, bench/decode_batch_table.py).
+#   test-pool5120-t1: a 5,120-cell pool, one server thread, eight tasks no other set holds (two
+#     each from local files, retrieval and terminal, one calculation, one office: the other
+#     categories have none left), recorded after the noise floor and the masked range
+#     (bench/idle_slot_save.py, sim/entities/kv_cells.py).
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -34,6 +38,8 @@ C_TASKS=(lf-receipts-march rt-transit-pass calc-income-tax off-contract-terms
          mm-photos-near-home sci-kmer-motif sys-photo-sync-unit term-auth-failures)
 D_TASKS=(lf-duplicate-photos rt-warranty-deadline calc-savings-goal off-budget-variance
          mm-dtmf-voicemail sci-drug-levels sys-photo-sync-unit term-sqlite-report)
+E_TASKS=(lf-backup-diff lf-longest-thread rt-expense-fx rt-plant-watering calc-fuel-consumption
+         off-rent-reminders term-distinct-users term-parse-duration)
 
 settings() {  # NAME -> ctx threads
   case "$1" in
@@ -41,6 +47,7 @@ settings() {  # NAME -> ctx threads
     test-pool8192-t2) echo "8192 2" ;;
     test-pool6144-t2) echo "6144 2" ;;
     test-pool3072-t1) echo "3072 1" ;;
+    test-pool5120-t1) echo "5120 1" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -88,6 +95,7 @@ if [ -n "${1:-}" ]; then
   case "$1" in
     test-pool6144-t2) var=C_TASKS ;;
     test-pool3072-t1) var=D_TASKS ;;
+    test-pool5120-t1) var=E_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

@@ -39,10 +39,12 @@ import tomli_w
 
 from agbench.calibration.compared_metrics import METRICS, metric_value
 from agbench.errors import AgbenchError
+from agbench.metrics import summarize
 from agbench.resources import shipped_dir
 from agbench.results import RunSummary
 from agbench.results.summary import MetricInterval
 from agbench.sim.plain_data import load_toml
+from agbench.store import RunStore
 
 #: The floor this package ships (``noise_floors/development.toml``): the project's development
 #: repeats on its reference machine (the file says which recordings;
@@ -94,6 +96,19 @@ def measure(
         offset[key] = means
     labels = [list(n) for n in names] or [[a.run_id, b.run_id] for a, b in pairs]
     return {"recordings": labels, "sigma": sigma, "rows": rows, "offset": offset}
+
+
+def measure_runs(run_dirs: Sequence[Path]) -> dict[str, Any]:
+    """:func:`measure` over run directories given as pairs (A B [C D ...]: each the same sweep
+    recorded twice), each summarized as ``agbench report`` does."""
+    if not run_dirs or len(run_dirs) % 2:
+        raise AgbenchError(f"noise-floor takes pairs of run directories, got {len(run_dirs)}")
+    summaries = []
+    for run_dir in run_dirs:
+        store = RunStore.open(run_dir)
+        summaries.append(summarize(store.tables(), store.meta()))
+    pairs = list(zip(summaries[::2], summaries[1::2], strict=True))
+    return measure(pairs, [[str(a), str(b)] for a, b in zip(run_dirs[::2], run_dirs[1::2], strict=True)])
 
 
 def default_floor() -> Path:
@@ -181,6 +196,7 @@ __all__ = [
     "load",
     "log_ratios",
     "measure",
+    "measure_runs",
     "widened",
     "write",
 ]

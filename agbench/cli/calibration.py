@@ -76,20 +76,9 @@ def noise_floor(run_dirs: tuple[Path, ...], output: Path) -> None:
     """How far two live recordings of one sweep land apart, per figure: RUN_DIRS are pairs
     (A B [C D ...]), each the same sweep recorded twice; writes the floor agbench calibrate
     --noise-floor takes."""
-    from agbench.calibration.noise_floor import Z90, measure, write
-    from agbench.errors import AgbenchError
-    from agbench.metrics import summarize
-    from agbench.store import RunStore
+    from agbench.calibration.noise_floor import Z90, measure_runs, write
 
-    if len(run_dirs) % 2:
-        raise AgbenchError(f"noise-floor takes pairs of run directories, got {len(run_dirs)}")
-    summaries = []
-    for run_dir in run_dirs:
-        store = RunStore.open(run_dir)
-        summaries.append(summarize(store.tables(), store.meta()))
-    pairs = list(zip(summaries[::2], summaries[1::2], strict=True))
-    names = [[str(a), str(b)] for a, b in zip(run_dirs[::2], run_dirs[1::2], strict=True)]
-    floor = measure(pairs, names)
+    floor = measure_runs(run_dirs)
     write(floor, output, "agbench noise-floor " + " ".join(str(d) for d in run_dirs))
     for key, sigma in floor["sigma"].items():
         click.echo(

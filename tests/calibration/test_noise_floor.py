@@ -14,10 +14,8 @@ from agbench.calibration.validation import compare
 from agbench.cli import main
 from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.metrics import summarize
 from agbench.results import ConfigurationSummary, RunSummary
 from agbench.results.summary import MetricInterval
-from agbench.store import RunStore
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,14 +84,7 @@ def test_validation_rows_carry_the_widened_band_and_coverage_counts_it() -> None
 
 def test_the_shipped_floor_is_what_the_development_repeats_give() -> None:
     shipped = noise_floor.load(noise_floor.default_floor())
-    pairs = []
-    for first, second in shipped["recordings"]:
-        runs = []
-        for name in (first, second):
-            store = RunStore.open(REPO / name)
-            runs.append(summarize(store.tables(), store.meta()))
-        pairs.append((runs[0], runs[1]))
-    measured = measure(pairs)
+    measured = noise_floor.measure_runs([REPO / name for pair in shipped["recordings"] for name in pair])
     assert set(measured["sigma"]) == set(shipped["sigma"])
     for key, sigma in shipped["sigma"].items():
         assert measured["sigma"][key] == pytest.approx(sigma, rel=1e-9), key

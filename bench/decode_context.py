@@ -20,10 +20,9 @@ import statistics
 from pathlib import Path
 
 from agbench.config import ServerSettings
+from agbench.live.load.probe_client import probe_client
 from agbench.live.load.profile import Measured, ProfileOptions, Profiler
-from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache
 
 
 def last_level_cache() -> str:
@@ -37,19 +36,14 @@ def last_level_cache() -> str:
 
 
 async def measure(url: str, alias: str, settings: ServerSettings, args: argparse.Namespace) -> list[Measured]:
-    counters = CounterCache()
-    client = ChatClient(url, alias, max_retries=0)
-    try:
+    async with probe_client(url, alias) as (client, counter):
         options = ProfileOptions(out=Path("."), server=settings, repeats=1, quiet=True)
-        profiler = Profiler(options, client, await counters.counter(url))
+        profiler = Profiler(options, client, counter)
         order = [c for _ in range(args.repeats) for c in args.contexts]
         random.Random(3).shuffle(order)
         for context in order:
             await profiler.decode(contexts=[context], batches=[1])
         return profiler.calls
-    finally:
-        await client.aclose()
-        await counters.aclose()
 
 
 def main() -> None:

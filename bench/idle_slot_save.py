@@ -28,10 +28,9 @@ import httpx
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import probe_client
 from agbench.live.load.profile import BODY
-from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache
 from agbench.load import RequestSpec
 
 
@@ -39,10 +38,7 @@ async def trial(
     url: str, alias: str, slots: int, held: int, probe: int, seed: int
 ) -> tuple[float, float, int]:
     """(probe TTFT s, probe prompt_ms / 1000, cells the other slots hold after the probe)."""
-    counters = CounterCache()
-    client = ChatClient(url, alias, max_retries=0)
-    try:
-        counter = await counters.counter(url)
+    async with probe_client(url, alias) as (client, counter):
         await client.chat([{"role": "user", "content": "warm up"}], max_tokens=4, extra_body=BODY)
         if held:
             for k in range(slots - 1):  # one after the other: each takes a free slot and stays there
@@ -60,9 +56,6 @@ async def trial(
             if isinstance(s, dict) and s.get("id") != result.slot_id
         )
         return result.ttft_s, (result.prompt_ms or 0.0) / 1000.0, others
-    finally:
-        await client.aclose()
-        await counters.aclose()
 
 
 def main() -> None:

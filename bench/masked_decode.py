@@ -32,17 +32,18 @@ import httpx
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import probe_client
 from agbench.live.load.profile import BODY
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache, TokenCounter
+from agbench.live.trajectories.sizing import TokenCounter
 from agbench.load import RequestSpec
 
 
 class Probe:
-    def __init__(self, url: str, alias: str, counter: TokenCounter) -> None:
-        self.client = ChatClient(url, alias, max_retries=0)
+    def __init__(self, url: str, client: ChatClient, counter: TokenCounter) -> None:
+        self.client = client
         self.http = httpx.AsyncClient(timeout=30.0)
         self.slots_url = url.removesuffix("/v1") + "/slots"
         self.counter = counter
@@ -80,16 +81,12 @@ class Probe:
 
 
 async def measure(args: argparse.Namespace, url: str, alias: str, held: int) -> tuple[float, int]:
-    counters = CounterCache()
-    try:
-        probe = Probe(url, alias, await counters.counter(url))
+    async with probe_client(url, alias) as (client, counter):
+        probe = Probe(url, client, counter)
         try:
             return await probe.one(held, args.parallel - 1, args.context, args.tokens)
         finally:
-            await probe.client.aclose()
             await probe.http.aclose()
-    finally:
-        await counters.aclose()
 
 
 def main() -> None:

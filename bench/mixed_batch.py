@@ -42,11 +42,12 @@ from agbench.calibration.server_profile import (
 )
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import probe_client
 from agbench.live.load.profile import BODY, fit_follow_up
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache, TokenCounter
+from agbench.live.trajectories.sizing import TokenCounter
 from agbench.load import RequestSpec
 from agbench.sim.profiles import ServerRates
 
@@ -55,8 +56,8 @@ DECODE_REPLY = 400
 
 
 class Probe:
-    def __init__(self, url: str, alias: str, counter: TokenCounter) -> None:
-        self.client = ChatClient(url, alias, max_retries=0)
+    def __init__(self, client: ChatClient, counter: TokenCounter) -> None:
+        self.client = client
         self.counter = counter
         self.n = 0
 
@@ -147,16 +148,10 @@ def priced_ms(rates: ServerRates, condition: str, m: dict[str, float]) -> float:
 async def run(
     args: argparse.Namespace, url: str, alias: str, order: list[str]
 ) -> list[tuple[str, dict[str, float]]]:
-    counters = CounterCache()
-    try:
-        probe = Probe(url, alias, await counters.counter(url))
-        try:
-            await probe.send([{"role": "user", "content": "warm up"}], 8)
-            return [(c, await probe.one(c, args.context, args.new)) for c in order]
-        finally:
-            await probe.client.aclose()
-    finally:
-        await counters.aclose()
+    async with probe_client(url, alias) as (client, counter):
+        probe = Probe(client, counter)
+        await probe.send([{"role": "user", "content": "warm up"}], 8)
+        return [(c, await probe.one(c, args.context, args.new)) for c in order]
 
 
 def main() -> None:

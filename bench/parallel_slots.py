@@ -23,11 +23,11 @@ from typing import Any
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import probe_client
 from agbench.live.load.profile import BODY
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache
 from agbench.load import RequestSpec
 
 
@@ -40,19 +40,13 @@ async def send(client: ChatClient, messages: list[dict[str, Any]], max_tokens: i
 
 async def measure(url: str, alias: str, prompt: int, tokens: int, n: int) -> tuple[float, float]:
     """(ms per prompt token, ms per decoded token) of one request alone on a fresh server."""
-    counters = CounterCache()
-    client = ChatClient(url, alias, max_retries=0)
-    try:
-        counter = await counters.counter(url)
+    async with probe_client(url, alias) as (client, counter):
         await send(client, [{"role": "user", "content": "warm up"}], 8)  # the first call is slow
         messages = await build_prompt(counter, RequestSpec(0.0, prompt, 1), n, "parallel-slots")
         fresh = await send(client, messages, 1)
         again = await send(client, messages, tokens)  # cached: one token of prompt work
         new = max(1, fresh.prompt_tokens - fresh.cached_tokens)
         return (fresh.prompt_ms or 0.0) / new, (again.predicted_ms or 0.0) / max(1, again.completion_tokens)
-    finally:
-        await client.aclose()
-        await counters.aclose()
 
 
 def main() -> None:

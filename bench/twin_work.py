@@ -26,11 +26,12 @@ from typing import Any
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import probe_client
 from agbench.live.load.profile import BODY
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache, TokenCounter
+from agbench.live.trajectories.sizing import TokenCounter
 from agbench.load import RequestSpec
 
 CONTEXT, DECODE_TOKENS, FRESH_TOKENS, TWIN_PROMPT_TOKENS, TWIN_REPLY_TOKENS = 256, 48, 226, 497, 64
@@ -69,41 +70,49 @@ async def keep_busy(twin: ChatClient, prompt: list[dict[str, Any]], condition: s
 async def measure(
     probe_url: str, twin_url: str, alias: str, repeats: int, context: int
 ) -> dict[str, dict[str, list[float]]]:
-    counters = CounterCache()
-    client, twin = ChatClient(probe_url, alias, max_retries=0), ChatClient(twin_url, alias, max_retries=0)
-    out: dict[str, dict[str, list[float]]] = {c: {"decode": [], "prefill": []} for c in CONDITIONS}
+    twin = ChatClient(twin_url, alias, max_retries=0)
     try:
-        prompts = Prompts(await counters.counter(probe_url))
-        twin_prompts = {
-            "twin decoding": await prompts.fresh(context),
-            "twin reading prompts": await prompts.fresh(TWIN_PROMPT_TOKENS),
-            "alone": [],
-        }
-        await twin.chat(twin_prompts["twin decoding"], max_tokens=1, extra_body=BODY)  # cached
-        order = [c for _ in range(repeats) for c in CONDITIONS]
-        random.Random(5).shuffle(order)
-        for condition in order:
-            cached = await prompts.fresh(context)
-            fresh = await prompts.fresh(FRESH_TOKENS)
-            await send(client, cached, 1)  # its prompt cached before the twin starts
-            task = asyncio.create_task(keep_busy(twin, twin_prompts[condition], condition))
-            try:
-                await asyncio.sleep(0.3)  # the twin is at work
-                decoded = await send(client, cached, DECODE_TOKENS)
-                read = await send(client, fresh, 1)
-            finally:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-            if decoded.predicted_ms and decoded.completion_tokens:
-                out[condition]["decode"].append(decoded.predicted_ms / decoded.completion_tokens)
-            if read.prompt_ms and read.prompt_tokens - read.cached_tokens > 0:
-                out[condition]["prefill"].append(read.prompt_ms / (read.prompt_tokens - read.cached_tokens))
-        return out
+        async with probe_client(probe_url, alias) as (client, counter):
+            return await _conditions(client, twin, Prompts(counter), repeats, context)
     finally:
-        await client.aclose()
         await twin.aclose()
-        await counters.aclose()
+
+
+async def _conditions(
+    client: ChatClient,
+    twin: ChatClient,
+    prompts: Prompts,
+    repeats: int,
+    context: int,
+) -> dict[str, dict[str, list[float]]]:
+    """Each condition ``repeats`` times in a shuffled order: the probe's ms per token, by kind."""
+    out: dict[str, dict[str, list[float]]] = {c: {"decode": [], "prefill": []} for c in CONDITIONS}
+    twin_prompts = {
+        "twin decoding": await prompts.fresh(context),
+        "twin reading prompts": await prompts.fresh(TWIN_PROMPT_TOKENS),
+        "alone": [],
+    }
+    await twin.chat(twin_prompts["twin decoding"], max_tokens=1, extra_body=BODY)  # cached
+    order = [c for _ in range(repeats) for c in CONDITIONS]
+    random.Random(5).shuffle(order)
+    for condition in order:
+        cached = await prompts.fresh(context)
+        fresh = await prompts.fresh(FRESH_TOKENS)
+        await send(client, cached, 1)  # its prompt cached before the twin starts
+        task = asyncio.create_task(keep_busy(twin, twin_prompts[condition], condition))
+        try:
+            await asyncio.sleep(0.3)  # the twin is at work
+            decoded = await send(client, cached, DECODE_TOKENS)
+            read = await send(client, fresh, 1)
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if decoded.predicted_ms and decoded.completion_tokens:
+            out[condition]["decode"].append(decoded.predicted_ms / decoded.completion_tokens)
+        if read.prompt_ms and read.prompt_tokens - read.cached_tokens > 0:
+            out[condition]["prefill"].append(read.prompt_ms / (read.prompt_tokens - read.cached_tokens))
+    return out
 
 
 def main() -> None:

@@ -44,10 +44,11 @@ from typing import Any
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import probe_client
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
-from agbench.live.trajectories.sizing import CounterCache, TokenCounter
+from agbench.live.trajectories.sizing import TokenCounter
 from agbench.load import PROFILE_CALLS_FILE, RequestSpec
 
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
@@ -347,19 +348,15 @@ def needs_twin(options: ProfileOptions) -> bool:
 async def _profile(
     options: ProfileOptions, url: str, alias: str, twin: ManagedServer | None
 ) -> list[Measured]:
-    counters = CounterCache()
-    client = ChatClient(url, alias, max_retries=0)
     twin_client = ChatClient(twin.url, twin.alias, max_retries=0) if twin is not None else None
     try:
-        counter = await counters.counter(url)
-        profiler = Profiler(options, client, counter)
-        await profiler.run_all(twin_client)
-        return profiler.calls
+        async with probe_client(url, alias) as (client, counter):
+            profiler = Profiler(options, client, counter)
+            await profiler.run_all(twin_client)
+            return profiler.calls
     finally:
-        await client.aclose()
         if twin_client is not None:
             await twin_client.aclose()
-        await counters.aclose()
 
 
 def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str, Any]]:

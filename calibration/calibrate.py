@@ -190,6 +190,13 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     mismatched = _settings_mismatch(profile.get("server", {}), server)
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))
+    if profile.get("meta", {}).get("quick"):
+        # development set: a quick dev profile put every held-out row fast (docs/design.md)
+        log.warning(
+            "server profile %s is the quick grid (profile-server --quick): its short contexts and one "
+            "background size leave the workload's range to extrapolation; predict from the full grid",
+            path,
+        )
     overlay.setdefault("fit", {})["server_profile"] = {
         "path": str(path),
         "ranges": measured_ranges(profile),

@@ -11,7 +11,10 @@ checkout's ``calibration/reference``) holds two kinds of set, reported apart:
   where it was recorded twice;
 - **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
   mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the
-  level was recorded twice, ``run-2/``.
+  level was recorded twice, ``run-2/``. Where the set also holds ``profile-full/``
+  (``record_test_sets.sh --full-profiles``: the full grid, recorded after the set, which was
+  profiled with ``--quick``), that one calibrates, and the quick one is scored beside it as a
+  comparison (**quick profile + C = 1**).
 
 For each agent sweep two protocols are printed:
 
@@ -51,6 +54,9 @@ DEVELOPMENT_RUNS = ("run", "model", "load")
 DEVELOPMENT_PROFILE = Path("dev-profile") / SERVER_PROFILE_FILE
 #: A test set's first recording and its repeat (the noise floor).
 TEST_RUN, TEST_REPEAT = "run", "run-2"
+#: A test set's full-grid server profile beside its recorded calls, recorded after the set (its
+#: own, ``server_profile.toml``, was the quick grid).
+FULL_PROFILE = Path("profile-full") / SERVER_PROFILE_FILE
 
 
 @dataclass(frozen=True)
@@ -90,12 +96,14 @@ LOAD_TARGETS = (
 @dataclass(frozen=True)
 class ReferenceSet:
     """One set of live runs scored together: its name, runs, server profile and repeats
-    (``repeats[i]`` is the second recording of ``runs[i]``, or None)."""
+    (``repeats[i]`` is the second recording of ``runs[i]``, or None); ``quick_profile``: the
+    set's quick-grid profile where a full one calibrates it, scored beside it for comparison."""
 
     name: str
     runs: list[Path]
     server_profile: Path | None = None
     repeats: list[Path | None] = field(default_factory=list)
+    quick_profile: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -148,13 +156,15 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
             run, repeat = folder / TEST_RUN, folder / TEST_REPEAT
             if not is_run_dir(run):
                 continue
-            profile = folder / SERVER_PROFILE_FILE
+            quick, full = folder / SERVER_PROFILE_FILE, folder / FULL_PROFILE
+            chosen = full if full.is_file() else quick if quick.is_file() else None
             out.append(
                 ReferenceSet(
                     f"test {folder.name}",
                     [run],
-                    profile if profile.is_file() else None,
+                    chosen,
                     [repeat if is_run_dir(repeat) else None],
+                    quick if chosen == full and quick.is_file() else None,
                 )
             )
     return out
@@ -386,45 +396,51 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
         parts.append(
             f"######## {ref.name} set" + ("" if ref.server_profile else " (no server profile)") + "\n"
         )
-        server_profile = ref.server_profile
-        if server_profile is not None and recorded_calls(server_profile) is not None:
-            # the recorded calls read with this version's fits, as a new profile would be
-            server_profile = refit_server_profile(
-                server_profile, base / ref.name.replace(" ", "-") / SERVER_PROFILE_FILE
-            )
-            parts.append(f"server profile {ref.server_profile}: fitted again from its recorded calls\n")
+        folder = base / ref.name.replace(" ", "-")
+        server_profile = _refitted(ref.server_profile, folder / SERVER_PROFILE_FILE, parts)
+        quick_profile = _refitted(ref.quick_profile, folder / "quick" / SERVER_PROFILE_FILE, parts)
         for i, run_dir in enumerate(ref.runs):
             if not is_run_dir(run_dir):
                 raise AgbenchError(f"{run_dir} is not a run directory (no run.json)")
-            where = base / ref.name.replace(" ", "-") / f"{i}-{run_dir.name}"
+            where = folder / f"{i}-{run_dir.name}"
             repeat = ref.repeats[i] if i < len(ref.repeats) else None
             if server_profile is not None and not is_load_run(run_dir):
-                # both recordings' C = 1 (and only C = 1) calibrate: the noise floor between
-                # recordings is then measured where the protocol may look
-                first = held_out_report(
-                    run_dir,
-                    where / "profile-c1",
-                    [1],
-                    0,
-                    server_profile,
-                    options.draws,
-                    also=[repeat] if repeat is not None else [],
+                parts.extend(_profile_c1(run_dir, repeat, server_profile, where, options, "profile"))
+            if quick_profile is not None and not is_load_run(run_dir):
+                parts.extend(
+                    _profile_c1(run_dir, repeat, quick_profile, where / "quick", options, "quick profile")
                 )
-                parts.append(report_text(run_dir, first, options.all_rows, "[profile + C = 1] "))
-                if repeat is not None:
-                    again = score(
-                        where / "profile-c1" / "profile.toml",
-                        repeat,
-                        where / "profile-c1-run-2",
-                        options.draws,
-                    )
-                    parts.append(
-                        report_text(
-                            repeat, again, options.all_rows, "[profile + C = 1, scored on the repeat] "
-                        )
-                    )
-                    parts.append(noise_floor_table(first, again, SWEEP_TARGETS) + "\n")
             protocol = "" if is_load_run(run_dir) else f"[fit C = {','.join(map(str, options.fit))}] "
             report = held_out_report(run_dir, where / "fit", options.fit, options.fit_levels)
             parts.append(report_text(run_dir, report, options.all_rows, protocol))
     return "\n".join(parts)
+
+
+def _refitted(profile: Path | None, out: Path, parts: list[str]) -> Path | None:
+    """``profile`` fitted again from its recorded calls (read with this version's fits, as a
+    new profile would be), or as it is where its calls were not kept."""
+    if profile is None or recorded_calls(profile) is None:
+        return profile
+    parts.append(f"server profile {profile}: fitted again from its recorded calls\n")
+    return refit_server_profile(profile, out)
+
+
+def _profile_c1(
+    run_dir: Path, repeat: Path | None, profile: Path, where: Path, options: FidelityOptions, label: str
+) -> list[str]:
+    """The profile + C = 1 protocol's reports: on the run, on its repeat, and the two live
+    recordings against each other. Both recordings' C = 1 (and only C = 1) calibrate: the
+    noise floor between recordings is then measured where the protocol may look."""
+    first = held_out_report(
+        run_dir, where / "profile-c1", [1], 0, profile, options.draws, also=[repeat] if repeat else []
+    )
+    parts = [report_text(run_dir, first, options.all_rows, f"[{label} + C = 1] ")]
+    if repeat is not None:
+        again = score(
+            where / "profile-c1" / "profile.toml", repeat, where / "profile-c1-run-2", options.draws
+        )
+        parts.append(
+            report_text(repeat, again, options.all_rows, f"[{label} + C = 1, scored on the repeat] ")
+        )
+        parts.append(noise_floor_table(first, again, SWEEP_TARGETS) + "\n")
+    return parts

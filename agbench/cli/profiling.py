@@ -24,7 +24,10 @@ from agbench.cli.app import main, one_line_errors
 @click.option("--batch", type=click.IntRange(min=16), default=512, show_default=True, help="n_batch.")
 @click.option("--repeats", type=click.IntRange(min=1), default=2, show_default=True, help="Per grid point.")
 @click.option(
-    "--quick", is_flag=True, help="The smallest grid: batch 1, 2, 4 and --parallel, one background size."
+    "--quick",
+    is_flag=True,
+    help="The smallest grid: batch 1, 2, 4 and --parallel, one background size (a smoke test: "
+    "predictions from it run fast at C >= 2).",
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Writes OUT/server_profile.toml.")
 @click.option(

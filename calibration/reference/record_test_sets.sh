@@ -105,7 +105,6 @@ full_profile() {  # NAME: the full grid (profile-server without --quick), record
   nice -n -10 "$AGBENCH" profile-server --repeats 2 --ctx "$ctx" --kv-unified \
     --threads "$threads" --parallel 8 --out "$here/profile-full" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/profile-full.load_after.txt"
-  cp "$here/profile-full/server_profile.toml" "$here/server_profile_full.toml"
   rm -f "$here"/profile-full/llama-server*.log
 }
 

@@ -191,7 +191,7 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))
     if profile.get("meta", {}).get("quick"):
-        # development set: a quick dev profile put every held-out row fast (docs/design.md)
+        # development set: a quick dev profile put 11 of 12 held-out suite-wall rows fast (docs/design.md)
         log.warning(
             "server profile %s is the quick grid (profile-server --quick): its short contexts and one "
             "background size leave the workload's range to extrapolation; predict from the full grid",

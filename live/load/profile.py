@@ -53,6 +53,12 @@ from agbench.load import PROFILE_CALLS_FILE, RequestSpec
 
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
 DECODE_TOKENS = 48
+#: The share of the pool the full grid's last decode point per batch size fills, the longest
+#: cached prefix it reads a follow-up on, and how much longer than the grid's longest such a
+#: point must be to be measured (a point beside an existing one adds time, not range).
+FULL_POOL_SHARE = 0.85
+LONG_PREFIX = 2048
+FULL_POOL_MIN_RATIO = 1.5
 #: Output tokens and context (= prompt length) of the displaced-core probe: a server that loses
 #: a core to another session runs at about 1 % of its speed, so its measurements are short; the
 #: context is one the quiet decode and prefill probes measure too (their speed is the baseline).
@@ -161,20 +167,36 @@ class Profiler:
         contexts: list[int] | None = None,
         tokens: int = DECODE_TOKENS,
     ) -> None:
-        """``b`` sequences decoding together, prompts cached first, at two context lengths."""
+        """``b`` sequences decoding together, prompts cached first, at two context lengths;
+        on the full grid, each batch size also where its sequences fill the pool
+        (``full_pool_context``)."""
+        full_pool = probe == "decode" and contexts is None and not self.o.quick
         contexts = contexts or ([64, 512] if not self.o.quick else [64, 256])
-        for ctx in contexts:
+        points = [(ctx, b) for ctx in contexts for b in batches or self.batch_sizes()]
+        if full_pool:
             for b in batches or self.batch_sizes():
-                if not self._fits(b, ctx, tokens):
-                    continue
-                for rep in range(self.o.repeats):
-                    prompts = [await self._prompt(ctx) for _ in range(b)]
-                    for p in prompts:  # cache each prompt on a slot of its own
-                        await self._send(p, 1)
-                    results = await asyncio.gather(*(self._send(p, tokens) for p in prompts))
-                    for r in results:
-                        self._keep(probe, {"batch": b, "ctx": ctx, "rep": rep}, r)
-                self._say(f"{probe}: batch {b}, context {ctx}")
+                ctx = self.full_pool_context(b, tokens)
+                if ctx >= FULL_POOL_MIN_RATIO * max(contexts):
+                    points.append((ctx, b))
+        for ctx, b in points:
+            if not self._fits(b, ctx, tokens):
+                continue
+            for rep in range(self.o.repeats):
+                prompts = [await self._prompt(ctx) for _ in range(b)]
+                for p in prompts:  # cache each prompt on a slot of its own
+                    await self._send(p, 1)
+                results = await asyncio.gather(*(self._send(p, tokens) for p in prompts))
+                for r in results:
+                    self._keep(probe, {"batch": b, "ctx": ctx, "rep": rep}, r)
+            self._say(f"{probe}: batch {b}, context {ctx}")
+
+    def full_pool_context(self, b: int, tokens: int = DECODE_TOKENS) -> int:
+        """The context at which ``b`` decoding sequences hold ``FULL_POOL_SHARE`` of the pool
+        (of a slot's cells, per-slot pools): where a sweep's agents decode once the pool has
+        filled. The step's KV slope bends past the last-level cache (bench/decode_context.py),
+        so a slope measured at short contexts alone is read far outside its range there."""
+        room = FULL_POOL_SHARE * (self.pool / b if self.o.server.kv_unified else self.slot_ctx)
+        return int(min(room, self.slot_ctx)) - tokens - 8
 
     def prompt_lengths(self) -> list[int]:
         lengths = [64, 256, 1024] if not self.o.quick else [64, 512]
@@ -187,14 +209,24 @@ class Profiler:
                 self._keep(probe, {"tokens": n, "rep": rep}, await self._send(await self._prompt(n), 1))
         if probe != "prefill":
             return
+        for base in self.cached_prefixes():
+            for rep in range(self.o.repeats):
+                first = await self._prompt(base)
+                await self._send(first, 1)
+                follow = [*first, {"role": "assistant", "content": "ok"}]
+                await fit_follow_up(self.counter, follow, base + 128, f"follow|{self._n}")
+                self._keep("prefill_cached", {"cached": base, "rep": rep}, await self._send(follow, 1))
+        self._say(
+            f"{probe}: prompts of {self.prompt_lengths()} tokens, on {self.cached_prefixes()}-token prefixes"
+        )
+
+    def cached_prefixes(self) -> list[int]:
+        """The cached prefixes a follow-up is read on: 1,024 tokens (256 quick) and, on the full
+        grid, 2,048 too where a slot holds it twice over: an agent's late turns are read on
+        conversations of 1-2,000 tokens, and the context slowdown is fitted on these."""
         base = min(1024 if not self.o.quick else 256, self.slot_ctx // 2)
-        for rep in range(self.o.repeats):
-            first = await self._prompt(base)
-            await self._send(first, 1)
-            follow = [*first, {"role": "assistant", "content": "ok"}]
-            await fit_follow_up(self.counter, follow, base + 128, f"follow|{self._n}")
-            self._keep("prefill_cached", {"cached": base, "rep": rep}, await self._send(follow, 1))
-        self._say(f"{probe}: prompts of {self.prompt_lengths()} tokens, and on a {base}-token prefix")
+        long = min(LONG_PREFIX, self.slot_ctx // 2)
+        return [base] if self.o.quick or long < FULL_POOL_MIN_RATIO * base else [base, long]
 
     def masked_grid(self) -> list[tuple[int, int, int]]:
         """(background sequences, cells each, probe prompt tokens) within the pool."""

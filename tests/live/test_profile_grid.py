@@ -26,3 +26,26 @@ def test_the_quick_grid_measures_batch_two_and_four_below_the_slots() -> None:
 def test_the_full_grid_measures_every_usual_size_up_to_the_slots() -> None:
     assert sizes(8, quick=False) == [1, 2, 3, 4, 6, 8]
     assert sizes(10, quick=False) == [1, 2, 3, 4, 6, 8, 10]
+
+
+def profiler(ctx: int, parallel: int, quick: bool = False, unified: bool = True) -> Profiler:
+    settings = ServerSettings(n_ctx=ctx, n_parallel=parallel, kv_unified=unified)
+    return Profiler(ProfileOptions(out=Path("."), server=settings, quick=quick), client=None, counter=None)  # type: ignore[arg-type]
+
+
+def test_the_full_grid_decodes_each_batch_size_where_it_fills_the_pool() -> None:
+    p = profiler(4096, 8)
+    # b sequences of that context (and their 48 decoded tokens) hold 85 % of a unified pool
+    for b in (1, 2, 4, 8):
+        ctx = p.full_pool_context(b)
+        assert 0.8 * 4096 <= b * (ctx + 48) <= 0.85 * 4096
+    # per-slot pools: a slot's own cells bound every sequence, whatever the batch
+    per_slot = profiler(4096, 4, unified=False)
+    assert per_slot.full_pool_context(1) == per_slot.full_pool_context(4) == int(0.85 * 1024) - 56
+
+
+def test_the_full_grid_reads_a_follow_up_on_a_long_prefix_where_a_slot_holds_it() -> None:
+    assert profiler(4096, 8).cached_prefixes() == [1024, 2048]
+    assert profiler(8192, 8).cached_prefixes() == [1024, 2048]
+    assert profiler(2048, 8).cached_prefixes() == [1024]  # 1,024 is as long as half a slot allows
+    assert profiler(4096, 8, quick=True).cached_prefixes() == [256]

@@ -191,7 +191,7 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     if mismatched:
         log.warning("server profile %s was measured with other settings: %s", path, "; ".join(mismatched))
     if profile.get("meta", {}).get("quick"):
-        # development set: a quick dev profile put 11 of 12 held-out suite-wall rows fast (docs/design.md)
+        # its contexts stop at 256 tokens, a sweep's conversations reach 1-2,000 (docs/design.md)
         log.warning(
             "server profile %s is the quick grid (profile-server --quick): its short contexts and one "
             "background size leave the workload's range to extrapolation; predict from the full grid",

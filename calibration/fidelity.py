@@ -12,9 +12,9 @@ checkout's ``calibration/reference``) holds two kinds of set, reported apart:
 - **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
   mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the
   level was recorded twice, ``run-2/``. Where the set also holds ``profile-full/``
-  (``record_test_sets.sh --full-profiles``: the full grid, recorded after the set, which was
-  profiled with ``--quick``), that one calibrates, and the quick one is scored beside it as a
-  comparison (**quick profile + C = 1**).
+  (``record_test_sets.sh --full-profiles``: the full grid, recorded later, in another session
+  than most sets' sweeps), it is scored beside the set's own profile as a comparison
+  (**full grid, recorded later + C = 1**); the set's own, recorded with its sweeps, calibrates.
 
 For each agent sweep two protocols are printed:
 
@@ -55,7 +55,7 @@ DEVELOPMENT_PROFILE = Path("dev-profile") / SERVER_PROFILE_FILE
 #: A test set's first recording and its repeat (the noise floor).
 TEST_RUN, TEST_REPEAT = "run", "run-2"
 #: A test set's full-grid server profile beside its recorded calls, recorded after the set (its
-#: own, ``server_profile.toml``, was the quick grid).
+#: own, ``server_profile.toml``, recorded with its sweeps, is the quick grid).
 FULL_PROFILE = Path("profile-full") / SERVER_PROFILE_FILE
 
 
@@ -96,14 +96,14 @@ LOAD_TARGETS = (
 @dataclass(frozen=True)
 class ReferenceSet:
     """One set of live runs scored together: its name, runs, server profile and repeats
-    (``repeats[i]`` is the second recording of ``runs[i]``, or None); ``quick_profile``: the
-    set's quick-grid profile where a full one calibrates it, scored beside it for comparison."""
+    (``repeats[i]`` is the second recording of ``runs[i]``, or None); ``later_profile``: a
+    profile recorded after the set (another grid, another session), scored beside it."""
 
     name: str
     runs: list[Path]
     server_profile: Path | None = None
     repeats: list[Path | None] = field(default_factory=list)
-    quick_profile: Path | None = None
+    later_profile: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -156,15 +156,14 @@ def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet
             run, repeat = folder / TEST_RUN, folder / TEST_REPEAT
             if not is_run_dir(run):
                 continue
-            quick, full = folder / SERVER_PROFILE_FILE, folder / FULL_PROFILE
-            chosen = full if full.is_file() else quick if quick.is_file() else None
+            own, later = folder / SERVER_PROFILE_FILE, folder / FULL_PROFILE
             out.append(
                 ReferenceSet(
                     f"test {folder.name}",
                     [run],
-                    chosen,
+                    own if own.is_file() else None,
                     [repeat if is_run_dir(repeat) else None],
-                    quick if chosen == full and quick.is_file() else None,
+                    later if later.is_file() else None,
                 )
             )
     return out
@@ -398,7 +397,7 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
         )
         folder = base / ref.name.replace(" ", "-")
         server_profile = _refitted(ref.server_profile, folder / SERVER_PROFILE_FILE, parts)
-        quick_profile = _refitted(ref.quick_profile, folder / "quick" / SERVER_PROFILE_FILE, parts)
+        later_profile = _refitted(ref.later_profile, folder / "later" / SERVER_PROFILE_FILE, parts)
         for i, run_dir in enumerate(ref.runs):
             if not is_run_dir(run_dir):
                 raise AgbenchError(f"{run_dir} is not a run directory (no run.json)")
@@ -406,10 +405,9 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
             repeat = ref.repeats[i] if i < len(ref.repeats) else None
             if server_profile is not None and not is_load_run(run_dir):
                 parts.extend(_profile_c1(run_dir, repeat, server_profile, where, options, "profile"))
-            if quick_profile is not None and not is_load_run(run_dir):
-                parts.extend(
-                    _profile_c1(run_dir, repeat, quick_profile, where / "quick", options, "quick profile")
-                )
+            if later_profile is not None and not is_load_run(run_dir):
+                label = "full grid, recorded later"
+                parts.extend(_profile_c1(run_dir, repeat, later_profile, where / "later", options, label))
             protocol = "" if is_load_run(run_dir) else f"[fit C = {','.join(map(str, options.fit))}] "
             report = held_out_report(run_dir, where / "fit", options.fit, options.fit_levels)
             parts.append(report_text(run_dir, report, options.all_rows, protocol))

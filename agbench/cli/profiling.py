@@ -26,8 +26,8 @@ from agbench.cli.app import main, one_line_errors
 @click.option(
     "--quick",
     is_flag=True,
-    help="The smallest grid: batch 1, 2, 4 and --parallel, one background size (a smoke test: "
-    "predictions from it run fast at C >= 2).",
+    help="The smallest grid: batch 1, 2, 4 and --parallel, contexts to 256 tokens, one background "
+    "size (a smoke test: a sweep's range is left to extrapolation).",
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Writes OUT/server_profile.toml.")
 @click.option(

@@ -75,23 +75,25 @@ def test_sets_are_found_development_and_test_apart(tmp_path: Path) -> None:
     assert a.repeats == [tmp_path / "test-a" / "run-2"]
     assert b.server_profile is None
     assert b.repeats == [None]
-    assert a.quick_profile is None  # its own profile calibrates, with nothing beside it
+    assert a.later_profile is None  # its own profile calibrates, with nothing beside it
     assert [s.name for s in reference_sets(tmp_path, "test")] == ["test test-a", "test test-b"]
 
 
-def test_a_full_grid_profile_calibrates_and_the_quick_one_is_the_comparison(tmp_path: Path) -> None:
+def test_a_full_grid_recorded_later_is_the_comparison_and_the_sets_own_profile_calibrates(
+    tmp_path: Path,
+) -> None:
     _run(tmp_path / "test-a" / "run")
     (tmp_path / "test-a" / "server_profile.toml").write_text("")
     (tmp_path / "test-a" / "profile-full").mkdir()
     (tmp_path / "test-a" / "profile-full" / "server_profile.toml").write_text("")
-    _run(tmp_path / "test-b" / "run")  # a full profile alone: nothing to compare with
+    _run(tmp_path / "test-b" / "run")  # a later profile alone
     (tmp_path / "test-b" / "profile-full").mkdir()
     (tmp_path / "test-b" / "profile-full" / "server_profile.toml").write_text("")
     a, b = reference_sets(tmp_path, "test")
-    assert a.server_profile == tmp_path / "test-a" / "profile-full" / "server_profile.toml"
-    assert a.quick_profile == tmp_path / "test-a" / "server_profile.toml"
-    assert b.server_profile == tmp_path / "test-b" / "profile-full" / "server_profile.toml"
-    assert b.quick_profile is None
+    assert a.server_profile == tmp_path / "test-a" / "server_profile.toml"
+    assert a.later_profile == tmp_path / "test-a" / "profile-full" / "server_profile.toml"
+    assert b.server_profile is None  # nothing recorded with the set: the later one is only compared
+    assert b.later_profile == tmp_path / "test-b" / "profile-full" / "server_profile.toml"
 
 
 def _report(lives: dict[tuple[str, int], float]) -> ValidationReport:

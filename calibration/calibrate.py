@@ -17,6 +17,7 @@ from typing import Any, Literal
 import tomli_w
 
 from agbench.attempt import Endpoint
+from agbench.boot_session import same_boot
 from agbench.calibration.cpu_fit import CROWDED_KEYS
 from agbench.calibration.harness_fit import fit_harness
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
@@ -209,8 +210,27 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
         "bootstrap_cpu": [cpu_server_fields(c) for c in bootstrap.get("cpu", []) if isinstance(c, dict)],
         "settings_mismatch": mismatched,
     }
+    if boot := profile.get("meta", {}).get("boot_id"):  # absent from profiles made before
+        overlay["fit"]["server_profile"]["boot_id"] = boot
     overlay["fit"]["server_from_run"] = {k: v for k, v in fitted.items() if k != "source"}
     return overlay
+
+
+def _check_session(fit: dict[str, Any], traces: LiveTraces, path: Path) -> None:
+    """Record whether the profile was measured in the boot of one of the runs (``same_boot``,
+    absent where either predates the record) and warn where it was not: a profile from another
+    session calibrates worse, whatever its grid (agbench/boot_session.py)."""
+    same = same_boot(fit.get("boot_id"), [m.host.get("boot_id") for m in traces.metas])
+    if same is None:
+        return
+    fit["same_boot"] = same
+    if not same:
+        log.warning(
+            "server profile %s was measured in another boot of this machine than the runs: "
+            "the host under a VM can change the server's shape between boots; profile in the "
+            "session of the sweeps",
+            path,
+        )
 
 
 def _settings_mismatch(profiled: dict[str, Any], run: dict[str, Any]) -> list[str]:
@@ -271,6 +291,7 @@ def calibrate(
         overlay.setdefault("fit", {})["noise_floor"] = load_noise_floor(floor_path)
     if server_profile is not None:
         overlay = lay_server_profile(overlay, server_profile)
+        _check_session(overlay["fit"]["server_profile"], traces, server_profile)
         rates = measured_server_rates(overlay["server"]["rates"])
         drift = run_drift(traces.tables["model_calls"], rates)
         overlay["fit"]["server_profile"]["run_drift"] = drift

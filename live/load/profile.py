@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agbench.boot_session import boot_id
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.load.level import build_prompt
@@ -423,6 +424,7 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
         "url": options.local_url,
         "quick": options.quick,
         "cores": available_cores(),
+        "boot_id": boot_id(),
         "wall_s": round(time.time() - t0, 1),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

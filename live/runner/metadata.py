@@ -12,6 +12,7 @@ import socket
 import sys
 from pathlib import Path
 
+from agbench.boot_session import boot_id
 from agbench.config import CloudSettings
 from agbench.live.agents.model_agent import DEFAULT_MAX_TOKENS
 from agbench.live.architectures import prompt_texts
@@ -89,6 +90,7 @@ def run_metadata(options: SweepOptions, run_id: str, device: str, tasks: list[Ta
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),
             "sched_autogroup": sched_autogroup(),
+            "boot_id": boot_id(),
         },
     )
 

@@ -8,7 +8,9 @@ integrates), so recovering it checks the regression design, not a figure of this
 from __future__ import annotations
 
 import json
+import logging
 import math
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -256,6 +258,31 @@ def test_noisy_calls_give_bootstrap_draws_and_a_drift(tmp_path: Path) -> None:
 def test_too_few_decode_calls_is_an_error() -> None:
     with pytest.raises(AgbenchError, match="decode"):
         fit_server_profile([c for c in synthetic_calls() if c["probe"] != "decode"], META)
+
+
+@pytest.mark.skipif(not (REFERENCE / "run.json").is_file(), reason="the reference dataset is not here")
+def test_a_profile_from_another_boot_than_the_runs_is_flagged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(REFERENCE, run)
+    meta = json.loads((run / "run.json").read_text())
+    meta.setdefault("host", {})["boot_id"] = "boot-a"
+    (run / "run.json").write_text(json.dumps(meta))
+    for boot, same in (("boot-a", True), ("boot-b", False)):
+        (tmp_path / boot).mkdir()
+        path = write_server_profile(synthetic_calls(), {**META, "boot_id": boot}, tmp_path / boot / "p.toml")
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            out = calibrate([run], tmp_path / f"{boot}.toml", concurrency=[1], server_profile=path)
+        assert tomllib.loads(out.read_text())["fit"]["server_profile"]["same_boot"] is same
+        assert ("another boot" in caplog.text) is not same
+    # a run recorded before runs named their boot: nothing to compare, nothing said
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        out = calibrate([REFERENCE], tmp_path / "old.toml", concurrency=[1], server_profile=path)
+    assert "same_boot" not in tomllib.loads(out.read_text())["fit"]["server_profile"]
+    assert "another boot" not in caplog.text
 
 
 @pytest.mark.skipif(not (REFERENCE / "run.json").is_file(), reason="the reference dataset is not here")

@@ -39,8 +39,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
+from agbench.boot_session import boot_started, same_boot_started
 from agbench.calibration import calibrate, validate
 from agbench.calibration.load_fit import calibrate_load, validate_load
 from agbench.calibration.server_profile import recorded_calls, refit_server_profile
@@ -396,6 +398,10 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
             f"######## {ref.name} set" + ("" if ref.server_profile else " (no server profile)") + "\n"
         )
         folder = base / ref.name.replace(" ", "-")
+        recordings = [*ref.runs, *(r for r in ref.repeats if r is not None)]
+        for profile in (ref.server_profile, ref.later_profile):
+            if profile is not None and (note := session_note(profile, recordings)):
+                parts.append(note)
         server_profile = _refitted(ref.server_profile, folder / SERVER_PROFILE_FILE, parts)
         later_profile = _refitted(ref.later_profile, folder / "later" / SERVER_PROFILE_FILE, parts)
         for i, run_dir in enumerate(ref.runs):
@@ -442,3 +448,38 @@ def _profile_c1(
         )
         parts.append(noise_floor_table(first, again, SWEEP_TARGETS) + "\n")
     return parts
+
+
+def _boot_of(candidates: Sequence[Path]) -> datetime | None:
+    for path in candidates:
+        if path.is_file():
+            return boot_started(path.read_text())
+    return None
+
+
+def session_note(profile: Path, recordings: Sequence[Path]) -> str:
+    """Which of the recordings the profile shares a boot with, from the ``*load_before.txt``
+    files the reference scripts write beside each (a profile from another boot calibrates
+    worse, whatever its grid: docs/design.md); "" where the files are not there."""
+    folder = profile.parent
+    own = _boot_of(
+        [
+            folder / "load_before.txt",
+            folder.parent / f"{folder.name}.load_before.txt",
+            folder / "profile.load_before.txt",
+        ]
+    )
+    if own is None:
+        return ""
+    shares = []
+    for run in recordings:
+        same = same_boot_started(own, _boot_of([run.parent / f"{run.name}.load_before.txt"]))
+        if same is not None:
+            shares.append(f"{run.name} {'yes' if same else 'no'}")
+    if not shares:
+        return ""
+    return (
+        f"server profile {profile}: in the boot of "
+        + ", ".join(shares)
+        + f" (boot from {own:%Y-%m-%d %H:%M} UTC)\n"
+    )

@@ -25,6 +25,7 @@ from agbench.calibration.fidelity import (
     judge,
     noise_floor_table,
     reference_sets,
+    session_note,
 )
 from agbench.cli import main
 from agbench.results.validation import MetricValidation, ValidationReport, ValidationRow
@@ -144,3 +145,17 @@ def test_the_script_is_the_command(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "not a run directory" in result.stderr
+
+
+def test_the_session_note_says_which_recordings_share_the_profiles_boot(tmp_path: Path) -> None:
+    def load(path: Path, at: str, up: str) -> None:
+        path.write_text(f"{at}\n 00:00:00 up {up},  0 user,  load average: 1.0\n")
+
+    (tmp_path / "profile-full").mkdir()
+    profile = tmp_path / "profile-full" / "server_profile.toml"
+    load(tmp_path / "profile-full.load_before.txt", "2026-12-06T08:00:00Z", " 7:00")  # boot 01:00
+    load(tmp_path / "run.load_before.txt", "2026-12-06T02:00:00Z", " 1:00")  # the same boot
+    load(tmp_path / "run-2.load_before.txt", "2026-12-02T12:00:00Z", "30 min")  # another
+    note = session_note(profile, [tmp_path / "run", tmp_path / "run-2"])
+    assert "in the boot of run yes, run-2 no" in note
+    assert session_note(tmp_path / "elsewhere" / "server_profile.toml", [tmp_path / "run"]) == ""

@@ -173,12 +173,11 @@ class Profiler:
         (``full_pool_context``)."""
         full_pool = probe == "decode" and contexts is None and not self.o.quick
         contexts = contexts or ([64, 512] if not self.o.quick else [64, 256])
-        points = [(ctx, b) for ctx in contexts for b in batches or self.batch_sizes()]
+        sizes = batches or self.batch_sizes()
+        points = [(ctx, b) for ctx in contexts for b in sizes]
         if full_pool:
-            for b in batches or self.batch_sizes():
-                ctx = self.full_pool_context(b, tokens)
-                if ctx >= FULL_POOL_MIN_RATIO * max(contexts):
-                    points.append((ctx, b))
+            longest = FULL_POOL_MIN_RATIO * max(contexts)
+            points += [(ctx, b) for b in sizes if (ctx := self.full_pool_context(b, tokens)) >= longest]
         for ctx, b in points:
             if not self._fits(b, ctx, tokens):
                 continue

@@ -350,22 +350,33 @@ def extra_targets_table(report: ValidationReport) -> str:
 
 
 def noise_floor_table(first: ValidationReport, second: ValidationReport, targets: Sequence[Target]) -> str:
-    """The two live recordings of the same levels against each other, per timing target:
-    the MAPE and worst row a simulator that predicted one recording exactly would show on
-    the other (rows of the first recording are the reference)."""
-    lines = [f"{'noise floor (run vs run-2)':26s} {'rows':>5s} {'MAPE':>8s} {'worst':>8s}"]
+    """The two live recordings of the same levels against each other, per timing target: the
+    MAPE and worst row a simulator that predicted one recording exactly would show on the
+    other (rows of the first recording are the reference), and ``least on both``: the least
+    mean of the two recordings' MAPEs any one prediction can score.
+
+    Why the last: the protocol scores one prediction against both recordings, and a row whose
+    recordings are ``a`` and ``b`` costs at least ``|a - b| / max(a, b)`` summed over the two
+    (``|s - a| / a + |s - b| / b`` is least at the smaller of them). Half its mean over the rows
+    bounds the mean of the two MAPEs from below, and so the larger of them: a target below it
+    is out of reach on this set for any deterministic simulator, however right its model."""
+    lines = [
+        f"{'noise floor (run vs run-2)':26s} {'rows':>5s} {'MAPE':>8s} {'worst':>8s} {'least on both':>14s}"
+    ]
     for target in targets:
         if target.kind == "abs":
             continue
         other = {(r.architecture, r.concurrency): r.live for r in _rows(second, target.metric) if r.held_out}
-        errs = []
+        errs, least = [], []
         for row in _rows(first, target.metric):
             again = other.get((row.architecture, row.concurrency))
             if row.held_out and row.live and again is not None:
                 errs.append(abs(again - row.live) / abs(row.live) * 100.0)
+                least.append(abs(again - row.live) / max(abs(again), abs(row.live)) * 100.0)
         if errs:
             lines.append(
-                f"{target.label:26s} {len(errs):>5d} {sum(errs) / len(errs):>7.1f}% {max(errs):>7.1f}%"
+                f"{target.label:26s} {len(errs):>5d} {sum(errs) / len(errs):>7.1f}% {max(errs):>7.1f}% "
+                f"{sum(least) / len(least) / 2:>13.1f}%"
             )
     return "\n".join(lines)
 

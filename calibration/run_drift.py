@@ -38,7 +38,7 @@ MIN_CONFIGURATIONS = 2
 def run_drift(calls: pd.DataFrame, rates: ServerRates) -> dict[str, Any]:
     """``{"decode_rel_sd", "prefill_rel_sd", "decode_bias", "prefill_bias", "configurations",
     "calls"}`` from the run's one-at-a-time local calls; the spreads are NaN where fewer than
-    :data:`MIN_CONFIGURATIONS` configurations had such calls."""
+    :data:`MIN_CONFIGURATIONS` configurations had such calls, the biases where none had."""
     local = calls[(calls["endpoint"] == Endpoint.LOCAL) & (calls["concurrency"] == 1)]
     if "error_class" in local:
         local = local[local["error_class"].isna() | (local["error_class"] == "")]
@@ -105,11 +105,20 @@ def run_level(drift: dict[str, Any]) -> dict[str, float]:
 
 
 def _spread(by_config: dict[tuple[str, str], list[float]]) -> tuple[float, float]:
-    """(RMS about zero, mean) of the configurations' median log ratios; NaN with too few."""
+    """(RMS about zero, mean) of the configurations' median log ratios.
+
+    The mean needs one configuration: a sweep of one architecture (LO alone, a common first
+    sweep) still says how fast its server ran, and leaving its level unset would take the
+    profile's session for the run's, an offset of 20-40 % between sessions on this machine
+    (docs/design.md). The RMS is a spread *between* configurations and needs
+    :data:`MIN_CONFIGURATIONS`; NaN with fewer (or with none, both)."""
     medians = [float(np.median(v)) for v in by_config.values() if v]
-    if len(medians) < MIN_CONFIGURATIONS:
+    if not medians:
         return math.nan, math.nan
-    return float(np.sqrt(np.mean(np.square(medians)))), float(np.mean(medians))
+    mean = float(np.mean(medians))
+    if len(medians) < MIN_CONFIGURATIONS:
+        return math.nan, mean
+    return float(np.sqrt(np.mean(np.square(medians)))), mean
 
 
 def _num(value: Any) -> float:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -111,7 +112,31 @@ def test_the_noise_floor_compares_the_two_recordings_on_held_out_rows() -> None:
     table = noise_floor_table(first, second, SWEEP_TARGETS)
     (line,) = [row for row in table.splitlines() if row.startswith("suite wall")]
     # held out: LO C=2 (+10 %) and CO C=2 (-10 %); the fitted C=1 row is not counted
-    assert line.split()[-3:] == ["2", "10.0%", "10.0%"]
+    assert line.split()[-4:-1] == ["2", "10.0%", "10.0%"]
+    # least on both: LO C=2 costs 10/110, CO C=2 5/50 summed over the two recordings;
+    # half their mean bounds the mean of the two MAPEs
+    assert float(line.split()[-1].rstrip("%")) == pytest.approx((10 / 110 + 5 / 50) / 4 * 100, abs=0.05)
+
+
+def test_no_single_prediction_beats_the_least_on_both() -> None:
+    first = _report({("LO", 2): 100.0, ("CO", 2): 50.0, ("HLL", 4): 30.0})
+    second = _report({("LO", 2): 130.0, ("CO", 2): 40.0, ("HLL", 4): 33.0})
+    (line,) = [
+        r for r in noise_floor_table(first, second, SWEEP_TARGETS).splitlines() if r.startswith("suite")
+    ]
+    least = float(line.split()[-1].rstrip("%"))
+    a, b = [100.0, 50.0, 30.0], [130.0, 40.0, 33.0]
+    rng = np.random.default_rng(0)
+    for _ in range(2000):  # any prediction, each row anywhere near the two recordings
+        s = [rng.uniform(0.5 * min(x, y), 1.5 * max(x, y)) for x, y in zip(a, b, strict=True)]
+        mape_a = np.mean([abs(p - x) / x for p, x in zip(s, a, strict=True)]) * 100
+        mape_b = np.mean([abs(p - y) / y for p, y in zip(s, b, strict=True)]) * 100
+        assert (mape_a + mape_b) / 2 >= least - 0.05
+    # and the bound is reached: each row predicted at its smaller recording
+    s = [min(x, y) for x, y in zip(a, b, strict=True)]
+    mape_a = np.mean([abs(p - x) / x for p, x in zip(s, a, strict=True)]) * 100
+    mape_b = np.mean([abs(p - y) / y for p, y in zip(s, b, strict=True)]) * 100
+    assert (mape_a + mape_b) / 2 == pytest.approx(least, abs=0.05)
 
 
 def test_a_row_missing_on_one_side_is_a_miss() -> None:

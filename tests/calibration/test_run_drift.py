@@ -49,10 +49,19 @@ def test_each_configuration_is_its_median_and_the_spread_is_about_the_profile() 
     assert drift["decode_bias"] == pytest.approx(0.0, abs=1e-12)
 
 
-def test_one_configuration_says_nothing_about_the_spread() -> None:
+def test_one_configuration_gives_its_offset_but_no_spread() -> None:
     drift = run_drift(pd.DataFrame([_call("LO", 1.3), _call("LO", 1.3)]), RATES)
     assert math.isnan(drift["decode_rel_sd"])
+    assert math.isnan(drift["prefill_rel_sd"])
+    assert drift["prefill_bias"] == pytest.approx(math.log(1.3))
+    assert drift["configurations"] == 1
+
+
+def test_no_calls_at_c1_give_no_offset() -> None:
+    drift = run_drift(pd.DataFrame([_call("LO", 1.3, concurrency=2)]), RATES)
+    assert math.isnan(drift["decode_bias"])
     assert math.isnan(drift["prefill_bias"])
+    assert run_level(drift) == {}
 
 
 def test_draws_take_the_larger_of_the_two_spreads() -> None:
@@ -75,8 +84,9 @@ def test_the_run_level_is_the_mean_offset_per_kind_of_work() -> None:
     rows = [_call("LO", 0.8), _call("HLL", 0.8), _call("HCL", 0.8, run="r2")]
     level = run_level(run_drift(pd.DataFrame(rows), RATES))
     assert level == pytest.approx({"decode": 0.8, "prefill": 0.8})
-    # one configuration: no offset known, no level
-    assert run_level(run_drift(pd.DataFrame([_call("LO", 0.8)]), RATES)) == {}
+    # one configuration (a sweep of LO alone): its offset is the level
+    alone = run_level(run_drift(pd.DataFrame([_call("LO", 0.8)]), RATES))
+    assert alone == pytest.approx({"decode": 0.8, "prefill": 0.8})
 
 
 def test_calibrated_rates_move_to_the_run_level_and_say_so() -> None:

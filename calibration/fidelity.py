@@ -7,7 +7,8 @@ checkout's ``calibration/reference``) holds two kinds of set, reported apart:
   change; the mechanisms were designed on it), with ``dev-profile/server_profile.toml`` where it
   was recorded, and
   every ``dev-*/`` folder with a sweep ``run/`` and its own ``server_profile.toml`` (other
-  server settings, looked at while building: ``dev-t2``, two server threads), and ``run-2/``
+  server settings, looked at while building: ``dev-t2``, two server threads; ``dev-pool8192``,
+  an 8,192-cell pool), and ``run-2/``
   where it was recorded twice;
 - **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
   mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the

@@ -18,10 +18,9 @@ HERE=$REF/dev-pool8192
 CTX=8192
 TASKS=(lf-largest-downloads rt-router-admin-port calc-loan-annuity off-expense-report
        mm-playlist-from-tags sci-sensor-calibration sys-cron-backup term-error-summary)
-args=()
-for t in "${TASKS[@]}"; do args+=(--task "$t"); done
+source "$REF/sweep_recording.sh"
 
-# record_profile NAME [--quick]: DIR/NAME/ and its load before and after
+# record_profile NAME [--quick]: HERE/NAME/ and the machine's load before and after
 record_profile() {
   local name=$1
   shift
@@ -32,29 +31,11 @@ record_profile() {
   rm -f "$HERE/$name"/llama-server*.log
 }
 
-if [ "${1:-}" = "--repeat" ]; then
-  test -d "$HERE/run" || { echo "record run/ first (no --repeat): no $HERE/run" >&2; exit 1; }
-  RUN=run-2
-  rm -rf "$HERE/$RUN"
-  git rev-parse HEAD > "$HERE/$RUN.recorded_at_commit.txt"
-else
-  RUN=run
-  rm -rf "$HERE"
-  mkdir -p "$HERE"
-  git rev-parse HEAD > "$HERE/recorded_at_commit.txt"
+choose_recording "${1:-}"
+if [ "$RUN" = run ]; then
   record_profile profile-quick --quick
 fi
-
-{ date -u +%FT%TZ; uptime; } > "$HERE/$RUN.load_before.txt"
-nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$REF/trajectories.jsonl" \
-  --archs LO,CO,HCL,HLL --concurrency 1,2,4,8 "${args[@]}" \
-  --local-ctx "$CTX" --local-kv-unified --local-threads 1 --out "$HERE/$RUN" --quiet
-{ date -u +%FT%TZ; uptime; } > "$HERE/$RUN.load_after.txt"
-cp "$REF/trajectories.jsonl" "$HERE/$RUN/trajectories.jsonl"
-rm -rf "$HERE/$RUN/journal" "$HERE/$RUN/traces/parts" "$HERE/$RUN/raw_responses.jsonl" "$HERE/$RUN/logs" \
-  "$HERE/$RUN/llama-server.log" "$HERE/$RUN/timeline.json"
-rm -rf "$REF/latest" runs/latest
-
+record_sweep 1,2,4,8 --local-ctx "$CTX" --local-kv-unified --local-threads 1
 if [ "$RUN" = run ]; then
   record_profile profile
   cp "$HERE/profile/server_profile.toml" "$HERE/server_profile.toml"

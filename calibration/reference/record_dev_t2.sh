@@ -17,8 +17,7 @@ REF=calibration/reference
 HERE=$REF/dev-t2
 TASKS=(lf-largest-downloads rt-router-admin-port calc-loan-annuity off-expense-report
        mm-playlist-from-tags sci-sensor-calibration sys-cron-backup term-error-summary)
-args=()
-for t in "${TASKS[@]}"; do args+=(--task "$t"); done
+source "$REF/sweep_recording.sh"
 
 record_profile() {
   { date -u +%FT%TZ; uptime; } > "$HERE/profile.load_before.txt"
@@ -38,26 +37,9 @@ if [ "${1:-}" = "--profile" ]; then
   exit 0
 fi
 
-if [ "${1:-}" = "--repeat" ]; then
-  test -d "$HERE/run" || { echo "record run/ first (no --repeat): no $HERE/run" >&2; exit 1; }
-  RUN=run-2
-  rm -rf "$HERE/$RUN"
-  git rev-parse HEAD > "$HERE/$RUN.recorded_at_commit.txt"
-else
-  RUN=run
-  rm -rf "$HERE"
-  mkdir -p "$HERE"
-  git rev-parse HEAD > "$HERE/recorded_at_commit.txt"
+choose_recording "${1:-}"
+if [ "$RUN" = run ]; then
   record_profile
 fi
-
-{ date -u +%FT%TZ; uptime; } > "$HERE/$RUN.load_before.txt"
-nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$REF/trajectories.jsonl" \
-  --archs LO,CO,HCL,HLL --concurrency 1,2,4 "${args[@]}" \
-  --local-ctx 4096 --local-kv-unified --local-threads 2 --out "$HERE/$RUN" --quiet
-{ date -u +%FT%TZ; uptime; } > "$HERE/$RUN.load_after.txt"
-cp "$REF/trajectories.jsonl" "$HERE/$RUN/trajectories.jsonl"
-rm -rf "$HERE/$RUN/journal" "$HERE/$RUN/traces/parts" "$HERE/$RUN/raw_responses.jsonl" "$HERE/$RUN/logs" \
-  "$HERE/$RUN/llama-server.log" "$HERE/$RUN/timeline.json"
-rm -rf "$REF/latest" runs/latest
+record_sweep 1,2,4 --local-ctx 4096 --local-kv-unified --local-threads 2
 du -sh "$HERE"

@@ -14,8 +14,13 @@ At C = 1 every call is alone and the ratios sit at 1 (the calibration's level); 
 calls beside others run slower live than simulated while the calls alone do not, the
 simulator prices the server's shared work too cheaply, not the machine's speed.
 
+With ``--wait`` it prints instead each configuration's wait before a call's first prompt
+batch (TTFT less ``prompt_ms``: the client and HTTP time, and the batch or decode step the
+request arrived in, which llama-server runs to its end before it reads a new task), median
+and mean over every matched local call, live / simulated.
+
     agbench calibrate RUN_DIR --server-profile SERVER_PROFILE.toml --fit-concurrency 1 -o PROFILE.toml
-    .venv/bin/python bench/call_overlap.py RUN_DIR --profile PROFILE.toml [--archs LO,HLL]
+    .venv/bin/python bench/call_overlap.py RUN_DIR --profile PROFILE.toml [--archs LO,HLL] [--wait]
 """
 
 from __future__ import annotations
@@ -67,21 +72,42 @@ def overlap_kind(row: pd.Series) -> str:
     return "alone" if row["beside_prompt_s"] + row["beside_decode_s"] < 0.2 * phase else "mixed"
 
 
+def wait_s(calls: pd.DataFrame) -> pd.Series:
+    """TTFT less the prompt time and any wait for a slot: what passed before the first batch."""
+    return calls["ttft_s"] - calls["prompt_ms"].fillna(0.0) / 1000.0 - calls["queue_s"].fillna(0.0)
+
+
+def print_waits(run_dir: Path, live: pd.DataFrame, sim: pd.DataFrame, archs: list[str]) -> None:
+    both = pd.DataFrame({"live": wait_s(live)}).join(pd.DataFrame({"sim": wait_s(sim)}), how="inner").dropna()
+    print(f"{run_dir}: wait before a local call's first prompt batch (ms), live / simulated")
+    print(f"{'where':10s} {'calls':>5s} {'median':>15s} {'mean':>15s}")
+    for (arch, conc), g in both.groupby(level=["architecture", "concurrency"]):
+        if archs and arch not in archs:
+            continue
+        med = f"{g['live'].median() * 1e3:6.0f} /{g['sim'].median() * 1e3:6.0f}"
+        mean = f"{g['live'].mean() * 1e3:6.0f} /{g['sim'].mean() * 1e3:6.0f}"
+        print(f"{arch:4s} C={conc:<4d} {len(g):5d} {med:>15s} {mean:>15s}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--profile", type=Path, required=True, help="a calibrated PROFILE.toml")
     parser.add_argument("--archs", default="", help="comma-separated (default: every one)")
+    parser.add_argument("--wait", action="store_true", help="the wait before each call's first prompt batch")
     args = parser.parse_args()
     pair = simulate_pair(args.run_dir, args.profile)
     live = local_calls(RunStore.open(args.run_dir).tables())
     sim = local_calls(pair.sim_tables)
+    archs = [a for a in args.archs.split(",") if a]
+    if args.wait:
+        print_waits(args.run_dir, live, sim, archs)
+        return
     both = live.join(sim[["new", "prompt_ms"]].add_suffix("_sim"), how="inner")
     both = both[
         (both["new"] >= MIN_NEW_TOKENS) & (both["new"] == both["new_sim"]) & (both["prompt_ms_sim"] > 0)
     ]
     both["kind"] = both.apply(overlap_kind, axis=1)
-    archs = [a for a in args.archs.split(",") if a]
     print(
         f"{args.run_dir}: local calls' prompt_ms, live / simulated (summed; median), by what ran beside them live"
     )

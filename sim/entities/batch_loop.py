@@ -13,9 +13,10 @@ other's state or the server's private fields.
   continuously with the decode tokens.
 * :class:`IterationsSchedule` (``"iterations"``): llama-server's loop. Each iteration builds one
   batch: one token per decoding sequence, then waiting prompt tokens in slot order up to
-  ``n_batch``; it runs to its end, and prompts that arrive meanwhile wait for the next. With a
-  unified KV pool the batch's cells are placed when it starts, which decides when the pool
-  fails.
+  ``n_batch``; it runs to its end, and prompts that arrive meanwhile wait for the next, behind
+  a decode-only step as behind a prompt batch (``server_queue::start_loop`` takes new tasks
+  only between two ``update_slots`` calls). With a unified KV pool the batch's cells are placed
+  when it starts, which decides when the pool fails.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from agbench.sim.predictors.cpu_speed import ServerSpeed
 from agbench.sim.profiles import ServerProfile, ServerRates
 
 EPS = 1e-9
+STEP_EDGE = 1e-6  # a decode step this close to its end or start is at a batch boundary
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,12 @@ class IterationsSchedule:
         # the loop's work between batches (prompt-cache restores) not yet charged: the next
         # batch starts after it
         self.pending_stall_s = 0.0
+        # between prompt batches the decoding sequences run decode-only steps back to back:
+        # the nominal seconds of the one running (0 when nothing decodes) and the share of it
+        # done. A prompt that arrives during one waits for its end, as llama-server's loop
+        # reads new tasks only between two batches.
+        self.decode_step_s = 0.0
+        self.decode_step_done = 0.0
 
     def stall(self, work_s: float) -> None:
         self.pending_stall_s += work_s
@@ -227,6 +235,18 @@ class IterationsSchedule:
     def advance(self, dt: float) -> None:
         if self.batch_tokens:
             self.batch_left_s -= self.speed_now * dt
+        elif self.decode_step_s > 0:
+            done = self.decode_step_done + self.speed_now * dt / self.decode_step_s
+            self.decode_step_done = done - math.floor(done + STEP_EDGE)  # whole steps are over
+
+    def waits_for_decode_step(self, host: ScheduleHost) -> bool:
+        """A prompt is waiting while a decode-only step runs (not at its end nor its start):
+        llama-server reads it only after the step."""
+        return (
+            self.decode_step_s > 0
+            and STEP_EDGE < self.decode_step_done < 1.0 - STEP_EDGE
+            and any(r.t_first is None and r.prefill_left > EPS for r in host.active)
+        )
 
     def placed_prompt(self, r: LocalRequest, dt: float) -> float:
         # a batch's prompt tokens count from its start (measured: a 2,000-token prompt read
@@ -259,6 +279,7 @@ class IterationsSchedule:
                 host.prompt_tokens_total += moved
         self.batch_tokens = {}
         self.batch_left_s = 0.0
+        self.decode_step_done = 0.0  # decode steps after it start at its end
 
     def start_batch(self, host: ScheduleHost, decoding: int, kv_decoding: float) -> None:
         """llama-server's next batch: decode tokens, then waiting prompts in slot order.
@@ -316,6 +337,7 @@ class IterationsSchedule:
         self.batch_step_s = step
         self.batch_left_s = step
         self.batch_n_tokens = decoding + tokens_in
+        self.decode_step_done = 0.0
 
     def overflowed(self, host: ScheduleHost) -> tuple[bool, int]:
         """The batch just over left prompt tokens without a cell: llama.cpp's later views purge
@@ -344,6 +366,19 @@ class IterationsSchedule:
             return True
         return False
 
+    def decode_only_wake(self, step: float, speed: float, prompt_waits: bool) -> float:
+        """Seconds until a decode-only stretch must stop for the loop, if it must."""
+        if step <= 0 or speed <= 0:
+            return math.inf
+        if self.unplaced:
+            # no prompt token found a cell: the batch is the decode tokens' view alone, and
+            # its end (requests that finish in it freed their slots) decides (overflowed)
+            return step / speed
+        if prompt_waits:
+            # the next batch, with the waiting prompt, starts when this decode step ends
+            return (1.0 - self.decode_step_done) * step / speed
+        return math.inf
+
     def plan(self, host: ScheduleHost) -> None:
         self.settle(host)
         if self.unplaced and not self.batch_tokens and self.resolve_overflow(host):
@@ -364,8 +399,11 @@ class IterationsSchedule:
         batch = len(decoding)
         if pool.idle_holds_kv:
             used += host.idle_tokens
+        waits_for_step = False
         if not self.batch_tokens:
-            self.start_batch(host, batch, kv_decoding)
+            waits_for_step = batch > 0 and self.waits_for_decode_step(host)
+            if not waits_for_step:
+                self.start_batch(host, batch, kv_decoding)
             if not self.batch_tokens and not batch and host.active and pool.kv_unified:
                 # not one prompt token fits and nothing decodes that could free a cell:
                 # llama.cpp's one-token view fails ("Context size has been exceeded")
@@ -375,6 +413,7 @@ class IterationsSchedule:
                 return
         next_dt = math.inf
         growth = 0.0
+        self.decode_step_s = 0.0
         if self.batch_tokens:
             step = self.batch_step_s
             speed = self.speed_now = host.speed.of_batch(
@@ -389,10 +428,8 @@ class IterationsSchedule:
             step = rates.decode_step(batch, kv_decoding) if batch else 0.0
             speed = self.speed_now = host.speed.decode
             host.saw(batch, kv_decoding, 0.0, 0.0)
-            if self.unplaced and step > 0 and speed > 0:
-                # no prompt token found a cell: the batch is the decode tokens' view alone, and
-                # its end (requests that finish in it freed their slots) decides (overflowed)
-                next_dt = step / speed
+            self.decode_step_s = step
+            next_dt = self.decode_only_wake(step, speed, waits_for_step)
         if batch and step > 0:
             decode_each = speed * rates.spec_tokens_per_step / step
             limit = next_dt * decode_each

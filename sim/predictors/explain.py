@@ -229,7 +229,12 @@ SERVER_TERMS = (
     ("behaviour", "harness_overhead_cv", "its spread (jittered runs)"),
     ("tools", "wall_cv_by_tool", "each tool's wall-time spread across calls (jittered runs)"),
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
-    ("server", "prefill_scheduling", "iterations: llama-server's loop; shared: fluid processor sharing"),
+    (
+        "server",
+        "prefill_scheduling",
+        "iterations: llama-server's loop (a batch, decode-only steps included, runs to its end "
+        "before a new prompt starts); shared: fluid processor sharing",
+    ),
     ("server", "slot_policy", "longest common prefix, then LRU (never-used slots: highest index)"),
     ("server", "idle_cache_holds_kv", "idle slots' cells count in a unified pool"),
     ("server", "purge_idle_on_full", "a full pool purges idle slots (lowest id first) before failing"),

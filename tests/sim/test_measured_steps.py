@@ -117,3 +117,20 @@ def test_prompt_time_counts_from_the_first_batch_the_prompt_is_in() -> None:
     shared = _run(rates, "shared", [(0.0, 500, 2), (0.1, 100, 2)])[1]
     assert shared.t_prompt is None
     assert shared.call_figures(shared.t_arrive, 0.0)["prompt_ms"] == pytest.approx(_ttft(shared) * 1000)
+
+
+def test_a_prompt_that_arrives_during_a_decode_step_waits_for_its_end() -> None:
+    """llama-server's loop (``server_queue::start_loop``) reads new tasks only between two
+    ``update_slots`` calls, so a prompt that arrives while a decode-only step runs starts in
+    the batch after it, and its TTFT holds the rest of that step; on an idle server it starts
+    at once."""
+    rates = ServerRates(prefill_tok_s=500.0, decode_step_s=0.04)
+    # the first request's prompt ends at 0.1 s; its decode steps then end at 0.14, 0.18, ...
+    first, second = _run(rates, "iterations", [(0.0, 50, 40), (0.25, 50, 2)])
+    assert first.t_first == pytest.approx(0.1)
+    assert second.t_prompt == pytest.approx(0.26)  # the step 0.22-0.26 ran to its end
+    # at a step's edge there is nothing to wait for
+    _, on_edge = _run(rates, "iterations", [(0.0, 50, 40), (0.22, 50, 2)])
+    assert on_edge.t_prompt == pytest.approx(0.22)
+    (alone,) = _run(rates, "iterations", [(0.25, 50, 2)])
+    assert alone.t_prompt == pytest.approx(0.25)

@@ -6,6 +6,7 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
+import pytest
 import simpy
 
 from agbench.sim.engine import simulate
@@ -173,18 +174,20 @@ def test_a_request_due_to_end_in_the_step_that_fills_the_pool_frees_it() -> None
 
 
 def test_a_batch_whose_prompt_overflows_the_pool_fails_every_request_when_it_ends() -> None:
+    # b arrives during a's first decode step (0.40-0.42 s) and waits for its end; then
     # update_slots adds b's 700 prompt tokens to one batch without a room check; the views that
     # fit (699 cells: a holds 400 and decodes one) are processed, the last one-token view finds
     # no cell and nothing idle to purge: "Context size has been exceeded." for a and b at once,
-    # at the end of that batch (a gets only the batch's one decode token, not more)
+    # at the end of that batch (a gets the step's token and the batch's one, not more)
     settings = _full_pool_llama(n_ctx=1100, n_parallel=2, n_batch=2048)
-    a, b = serve(settings, [(0.0, "a", 400, 3), (0.41, "b", 700, 20)])
+    a, b = serve(settings, [(0.0, "a", 400, 4), (0.41, "b", 700, 20)])
     assert (a.error_class, a.status_code) == ("context_limit", 500)
     assert (b.error_class, b.status_code) == ("context_limit", 500)
     assert a.t_done == b.t_done
+    assert b.t_prompt == pytest.approx(0.42)
     assert b.prefilled == 699.0
     assert b.t_first is None
-    assert a.completion_tokens == 1
+    assert a.completion_tokens == 2
 
 
 def test_an_overflowing_batch_is_rescued_by_purging_a_slot_that_finished_in_it() -> None:

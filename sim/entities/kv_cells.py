@@ -37,9 +37,11 @@ class CellMap:
         self.used = 0
         self.runs: dict[int, list[tuple[int, int]]] = {}  # owner -> [start, end) runs, oldest first
         self.free: list[tuple[int, int]] = [(0, size)] if size > 0 else []  # sorted, disjoint
+        # owner -> the cells its runs hold (kept with them: the server asks at every prompt batch)
+        self.counts: dict[int, int] = {}
 
     def held(self, owner: int) -> int:
-        return sum(end - start for start, end in self.runs.get(owner, ()))
+        return self.counts.get(owner, 0)
 
     def top(self) -> int:
         """``used_max_p1``: one past the highest cell in use (0 when none is)."""
@@ -92,7 +94,9 @@ class CellMap:
             left -= take
             last = start + take
         self.head = last if last < self.size else 0
-        if not runs:
+        if runs:
+            self.counts[owner] = self.counts.get(owner, 0) + n - left
+        else:
             self.runs.pop(owner, None)
         return left <= 0
 
@@ -106,9 +110,11 @@ class CellMap:
                 runs.pop()
             self._give_free(end - take, end)
             self.used -= take
+            self.counts[owner] -= take
             n -= take
         if not runs:
             self.runs.pop(owner, None)
+            self.counts.pop(owner, None)
 
     def _take_free(self, start: int, end: int) -> None:
         k = bisect.bisect_right(self.free, (start, self.size + 1)) - 1

@@ -180,14 +180,21 @@ class LocalServer:
         held. The map is synced here, shrinking slots first, then growing them in slot order."""
         if self.cells is None:
             return self.kv_in_use()
+        cells_map = self.cells
         running = {r.slot.index: r for r in self.active if r.slot is not None}
-        want = {s.index: int(running[s.index].held) if s.index in running else s.tokens for s in self.slots}
-        for owner, cells in want.items():
-            if cells < self.cells.held(owner):
-                self.cells.resize(owner, cells)
-        for owner, cells in want.items():
-            self.cells.resize(owner, cells)
-        return max(float(self.cells.top()), self.kv_in_use())
+        growing: list[tuple[int, int]] = []
+        for slot in self.slots:
+            owner = slot.index
+            r = running.get(owner)
+            cells = int(r.held) if r is not None else slot.tokens
+            have = cells_map.held(owner)
+            if cells < have:
+                cells_map.resize(owner, cells)
+            elif cells > have:
+                growing.append((owner, cells))
+        for owner, cells in growing:
+            cells_map.resize(owner, cells)
+        return max(float(cells_map.top()), self.kv_in_use())
 
     def kv_sampled(self) -> float:
         """KV in use as a server sample reports it (``ServerProfile.kv_sampled_as``)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Generator
 from typing import Any
 
@@ -88,3 +89,17 @@ def test_a_prompt_alone_at_two_agents_spans_the_cleared_slot_below_it() -> None:
     assert range_both == held_both == 1600 + 1300  # no hole while both hold their cells
     assert held_b == 1400  # a's slot was cleared when b's turn launched
     assert range_b >= 1600 + 1300  # b still sits above a's 1,600 empty cells
+
+
+def test_each_owners_count_and_the_free_runs_account_for_every_cell() -> None:
+    # the counts ``held`` answers are kept beside the runs (the server asks at every prompt
+    # batch): after any sequence of growing, shrinking and a full pool they still agree
+    rng = random.Random(7)
+    cells = CellMap(2048, ubatch=256)
+    for _ in range(2000):
+        owner = rng.randrange(6)
+        cells.resize(owner, rng.choice((0, rng.randrange(1, 900))))
+        for o in range(6):
+            assert cells.held(o) == sum(end - start for start, end in cells.runs.get(o, ()))
+        assert cells.used == sum(cells.held(o) for o in range(6))
+        assert cells.used + sum(end - start for start, end in cells.free) == 2048

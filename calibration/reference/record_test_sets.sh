@@ -22,6 +22,11 @@
 #     each from local files, retrieval and terminal, one calculation, one office: the other
 #     categories have none left), recorded after the noise floor and the masked range
 #     (bench/idle_slot_save.py, sim/entities/kv_cells.py).
+#   test-pool4608-t2: a 4,608-cell pool, two server threads, eight tasks no set had recorded
+#     (two each from calculation, local files, retrieval and terminal: the other categories
+#     have none left), C = 1, 2, 4, 8 only (to record it and its repeat in one sitting), and
+#     the full grid as its own profile (the documented path since the quick grid's masked
+#     and context ranges were found short), recorded after the decode-step wait (e91c379).
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -41,14 +46,17 @@ D_TASKS=(lf-duplicate-photos rt-warranty-deadline calc-savings-goal off-budget-v
          mm-dtmf-voicemail sci-drug-levels sys-photo-sync-unit term-sqlite-report)
 E_TASKS=(lf-backup-diff lf-longest-thread rt-expense-fx rt-plant-watering calc-fuel-consumption
          off-rent-reminders term-distinct-users term-parse-duration)
+F_TASKS=(calc-grocery-knapsack calc-vault-pin lf-electricity-invoice lf-secret-scan
+         rt-quillpy-upgrade rt-home-office-deduction term-fix-ini-parser term-contacts-json-csv)
 
-settings() {  # NAME -> ctx threads
+settings() {  # NAME -> ctx threads levels grid (the profile-server grid of its own profile)
   case "$1" in
-    test-pool2048-t1) echo "2048 1" ;;
-    test-pool8192-t2) echo "8192 2" ;;
-    test-pool6144-t2) echo "6144 2" ;;
-    test-pool3072-t1) echo "3072 1" ;;
-    test-pool5120-t1) echo "5120 1" ;;
+    test-pool2048-t1) echo "2048 1 $LEVELS quick" ;;
+    test-pool8192-t2) echo "8192 2 $LEVELS quick" ;;
+    test-pool6144-t2) echo "6144 2 $LEVELS quick" ;;
+    test-pool3072-t1) echo "3072 1 $LEVELS quick" ;;
+    test-pool5120-t1) echo "5120 1 $LEVELS quick" ;;
+    test-pool4608-t2) echo "4608 2 1,2,4,8 full" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -68,12 +76,12 @@ begin() {  # NAME: trajectories and the commit, once
 
 sweep() {  # NAME TASKVAR OUTNAME
   local here="$REF/$1" out="$REF/$1/$3"
-  read -r ctx threads < <(settings "$1")
+  read -r ctx threads levels _ < <(settings "$1")
   mapfile -t args < <(task_args "$1" "$2")
   rm -rf "$out"
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_before.txt"
   nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$here/trajectories.jsonl" \
-    --archs LO,CO,HCL,HLL --concurrency "$LEVELS" "${args[@]}" \
+    --archs LO,CO,HCL,HLL --concurrency "$levels" "${args[@]}" \
     --local-ctx "$ctx" --local-kv-unified --local-threads "$threads" --out "$out" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_after.txt"
   cp "$here/trajectories.jsonl" "$out/trajectories.jsonl"
@@ -83,9 +91,11 @@ sweep() {  # NAME TASKVAR OUTNAME
 
 profile() {  # NAME
   local here="$REF/$1"
-  read -r ctx threads < <(settings "$1")
+  read -r ctx threads _ grid < <(settings "$1")
+  local quick=(--quick)
+  [ "$grid" = full ] && quick=()
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
-  nice -n -10 "$AGBENCH" profile-server --quick --repeats 2 --ctx "$ctx" --kv-unified \
+  nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" --kv-unified \
     --threads "$threads" --parallel 8 --out "$here/profile" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_after.txt"
   cp "$here/profile/server_profile.toml" "$here/server_profile.toml"
@@ -99,7 +109,7 @@ full_profile() {  # NAME: the full grid (profile-server without --quick), record
   # fidelity scores it beside the set's own profile, which stays the protocol. The sweeps are
   # not re-recorded.
   local here="$REF/$1"
-  read -r ctx threads < <(settings "$1")
+  read -r ctx threads _ _ < <(settings "$1")
   test ! -e "$here/profile-full" || { echo "$here/profile-full exists: recorded once" >&2; exit 1; }
   git rev-parse HEAD > "$here/profile-full.recorded_at_commit.txt"
   { date -u +%FT%TZ; uptime; } > "$here/profile-full.load_before.txt"
@@ -121,6 +131,7 @@ if [ -n "${1:-}" ]; then
     test-pool6144-t2) var=C_TASKS ;;
     test-pool3072-t1) var=D_TASKS ;;
     test-pool5120-t1) var=E_TASKS ;;
+    test-pool4608-t2) var=F_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

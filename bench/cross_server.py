@@ -1,0 +1,71 @@
+"""Model calls beside the other server's, live and simulated: how often the two servers of a
+hybrid architecture (the local llama-server and the cloud stand-in, on the same cores) run at
+once, and what a call costs then.
+
+A hybrid agent alternates between the two servers, so two agents are either in step (both on
+one server, batched) or out of step (each on its own server, the two servers sharing the
+cores). Per endpoint, the calls are grouped by what overlapped them for over half their time:
+the other server's calls (**beside other server**), else another call on the same server
+(**beside same server**), else **alone-ish**; each group's count, summed wall time, output
+tokens and wall seconds per output token, for the live run and its simulation (``agbench
+validate``'s, profile + C = 1). A simulation that prices the shared cores right but puts more
+calls beside the other server than live has the agents out of step more often than live.
+
+    agbench calibrate RUN_DIR --server-profile SERVER_PROFILE.toml --fit-concurrency 1 -o PROFILE.toml
+    .venv/bin/python bench/cross_server.py RUN_DIR --profile PROFILE.toml --arch HCL --concurrency 2
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from agbench.calibration.validation import simulate_pair
+from agbench.store import RunStore
+
+
+def grouped_calls(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.DataFrame:
+    """One configuration's calls, per endpoint and what overlapped them."""
+    mc = model_calls[(model_calls["architecture"] == arch) & (model_calls["concurrency"] == concurrency)]
+    start = mc["t_start"].to_numpy(float)
+    end = start + mc["total_s"].to_numpy(float)
+    endpoint = mc["endpoint"].to_numpy()
+    rows = []
+    for i in range(len(mc)):
+        overlap = np.clip(np.minimum(end, end[i]) - np.maximum(start, start[i]), 0, None)
+        overlap[i] = 0.0
+        dur = max(end[i] - start[i], 1e-9)
+        other = overlap[endpoint != endpoint[i]].sum() / dur
+        same = overlap[endpoint == endpoint[i]].sum() / dur
+        kind = "beside other server" if other > 0.5 else "beside same server" if same > 0.5 else "alone-ish"
+        rows.append((endpoint[i], kind, dur, int(mc["completion_tokens"].iloc[i])))
+    frame = pd.DataFrame(rows, columns=["endpoint", "kind", "wall_s", "out"])
+    table = frame.groupby(["endpoint", "kind"]).agg(
+        calls=("wall_s", "size"), wall_s=("wall_s", "sum"), out=("out", "sum")
+    )
+    table["s_per_out_token"] = table["wall_s"] / table["out"].where(table["out"] > 0)
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--profile", type=Path, required=True, help="a calibrated PROFILE.toml")
+    parser.add_argument("--arch", default="HCL")
+    parser.add_argument("--concurrency", type=int, default=2)
+    args = parser.parse_args()
+    pair = simulate_pair(args.run_dir, args.profile)
+    live = grouped_calls(RunStore.open(args.run_dir).tables()["model_calls"], args.arch, args.concurrency)
+    sim = grouped_calls(pair.sim_tables["model_calls"], args.arch, args.concurrency)
+    print(
+        f"{args.run_dir}: {args.arch} C={args.concurrency}, calls by what overlapped them (live | simulated)"
+    )
+    both = live.add_suffix(" live").join(sim.add_suffix(" sim"), how="outer")
+    print(both.round(3).to_string())
+
+
+if __name__ == "__main__":
+    main()

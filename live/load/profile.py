@@ -67,9 +67,16 @@ DISPLACED_DECODE_TOKENS, DISPLACED_CONTEXT = 8, 64
 BUSY_LOOP = [sys.executable, "-c", "while True: pass"]
 #: Output tokens of each of the twin's requests (it sends them back to back while it is kept busy).
 TWIN_DECODE_TOKENS = 64
-#: Calls of each kind beside the twin, whatever ``--repeats``: one call's time per token swings
-#: several-fold beside it (its fit takes their mean).
+#: Prompt calls at each length beside the twin, whatever ``--repeats``: one call's time per
+#: token swings several-fold beside it (its fit takes their mean).
 TWIN_REPEATS = 4
+#: Decode calls beside the twin, whatever ``--repeats``. Two servers' threads on too few cores
+#: run together or stall together as the cores' schedules drift in and out of step, over
+#: seconds (``bench/twin_progress.py``): 108 calls of 48 tokens cut from six 480-token pairs
+#: ran at 0.047 / 0.101 / 0.179 of their speed alone (p5 / p50 / p95), the whole at 0.087.
+#: The mean of 4 such calls fell within 0.72-1.47 of that 90 % of the time, of 12 within
+#: 0.83-1.24; profiles with 4 measured 0.034-0.115 on this machine.
+TWIN_DECODE_CALLS = 12
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
 
@@ -312,9 +319,10 @@ class Profiler:
     async def cpu_twin(self, twin: ChatClient) -> None:
         """Decode at batch 1 and a fresh prompt while ``twin`` (a second server of the same
         settings, in the same session) decodes without a pause: what a hybrid sweep's two
-        servers mostly do at once. The decode runs as long as the quiet probe's (shorter ones
-        measured 1.5-2x faster: how the two servers' threads fall into step varies over a
-        run); its prompt is cached before the twin starts, at the decode probe's context. Fresh
+        servers mostly do at once. Each decode call runs as long as the quiet probe's (shorter
+        ones measured 1.5-2x faster), and there are ``TWIN_DECODE_CALLS`` of them: the two
+        servers stall and run together in spells of seconds, so one call's speed says little;
+        its prompt is cached before the twin starts, at the decode probe's context. Fresh
         prompts at each of the prefill probe's lengths: a short prompt batch slows far more than
         a long one (measured beside a twin: 0.22-0.26 at 51 tokens, 0.36 at 511)."""
         repeats = max(TWIN_REPEATS, self.o.repeats)
@@ -335,8 +343,9 @@ class Profiler:
         try:
             await busy.wait()
             await asyncio.sleep(0.3)  # the twin is decoding
-            for rep, p in enumerate(prompts):
+            for rep in range(max(TWIN_DECODE_CALLS, self.o.repeats)):
                 params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": rep}
+                p = prompts[rep % len(prompts)]  # cached: the call decodes at once
                 self._keep("decode_cpu_twin", params, await self._send(p, DECODE_TOKENS))
             for n, group in fresh.items():
                 for rep, p in enumerate(group):

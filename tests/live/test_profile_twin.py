@@ -15,6 +15,7 @@ from agbench.live.load import profile
 from agbench.live.load.profile import (
     DECODE_TOKENS,
     DISPLACED_CONTEXT,
+    TWIN_DECODE_CALLS,
     TWIN_REPEATS,
     ProfileOptions,
     Profiler,
@@ -64,11 +65,12 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
         profiler, twin_client = asyncio.run(probe(main, twin))
     decode = [c for c in profiler.calls if c.probe == "decode_cpu_twin"]
     prefill = [c for c in profiler.calls if c.probe == "prefill_cpu_twin"]
-    # as many calls as TWIN_REPEATS whatever --repeats (prompts: at each of the quiet probe's
-    # lengths), keyed as the quiet probes are
+    # TWIN_DECODE_CALLS decode calls and TWIN_REPEATS prompts at each of the quiet probe's
+    # lengths whatever --repeats, keyed as the quiet probes are
     lengths = profiler.prompt_lengths()
     assert len(lengths) > 1
-    assert len(decode) == TWIN_REPEATS
+    assert len(decode) == TWIN_DECODE_CALLS
+    assert [c.params["rep"] for c in decode] == list(range(TWIN_DECODE_CALLS))
     assert len(prefill) == TWIN_REPEATS * len(lengths)
     assert all(c.completion_tokens == DECODE_TOKENS and c.params["ctx"] == DISPLACED_CONTEXT for c in decode)
     assert sorted(c.params["tokens"] for c in prefill) == sorted(lengths * TWIN_REPEATS)

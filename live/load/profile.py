@@ -70,12 +70,15 @@ TWIN_DECODE_TOKENS = 64
 #: Prompt calls at each length beside the twin, whatever ``--repeats``: one call's time per
 #: token swings several-fold beside it (its fit takes their mean).
 TWIN_REPEATS = 4
-#: Decode calls beside the twin, whatever ``--repeats``. Two servers' threads on too few cores
-#: run together or stall together as the cores' schedules drift in and out of step, over
-#: seconds (``bench/twin_progress.py``): 108 calls of 48 tokens cut from six 480-token pairs
-#: ran at 0.047 / 0.101 / 0.179 of their speed alone (p5 / p50 / p95), the whole at 0.087.
-#: The mean of 4 such calls fell within 0.72-1.47 of that 90 % of the time, of 12 within
-#: 0.83-1.24; profiles with 4 measured 0.034-0.115 on this machine.
+#: Decode calls beside the twin: at least ``TWIN_REPEATS`` (or ``--repeats``), then more until
+#: they have decoded for ``TWIN_DECODE_S`` seconds, at most ``TWIN_DECODE_CALLS``. Two servers'
+#: threads on too few cores run and stall together in spells of one to many seconds
+#: (``bench/twin_progress.py``), so the estimate's spread is set by the time it covers, not the
+#: calls: cut from six 480-token pairs at nice 0, 48-token calls ran at 0.047 / 0.101 / 0.179 of
+#: their speed alone (p5 / p50 / p95), and a four-call mean fell within 0.72-1.47 of the whole,
+#: a twelve-call one within 0.83-1.24. Where a call takes 10-25 s (0.02-0.05, measured at
+#: nice -10), four already cover the time; where 4-5 s, twelve do.
+TWIN_DECODE_S = 60.0
 TWIN_DECODE_CALLS = 12
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
@@ -320,7 +323,7 @@ class Profiler:
         """Decode at batch 1 and a fresh prompt while ``twin`` (a second server of the same
         settings, in the same session) decodes without a pause: what a hybrid sweep's two
         servers mostly do at once. Each decode call runs as long as the quiet probe's (shorter
-        ones measured 1.5-2x faster), and there are ``TWIN_DECODE_CALLS`` of them: the two
+        ones measured 1.5-2x faster), and they go on until they cover ``TWIN_DECODE_S``: the two
         servers stall and run together in spells of seconds, so one call's speed says little;
         its prompt is cached before the twin starts, at the decode probe's context. Fresh
         prompts at each of the prefill probe's lengths: a short prompt batch slows far more than
@@ -343,10 +346,14 @@ class Profiler:
         try:
             await busy.wait()
             await asyncio.sleep(0.3)  # the twin is decoding
-            for rep in range(max(TWIN_DECODE_CALLS, self.o.repeats)):
+            decoded_s, rep = 0.0, 0
+            while rep < repeats or (decoded_s < TWIN_DECODE_S and rep < TWIN_DECODE_CALLS):
                 params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": rep}
-                p = prompts[rep % len(prompts)]  # cached: the call decodes at once
-                self._keep("decode_cpu_twin", params, await self._send(p, DECODE_TOKENS))
+                t0 = time.monotonic()
+                result = await self._send(prompts[rep % len(prompts)], DECODE_TOKENS)  # cached
+                decoded_s += time.monotonic() - t0
+                self._keep("decode_cpu_twin", params, result)
+                rep += 1
             for n, group in fresh.items():
                 for rep, p in enumerate(group):
                     self._keep("prefill_cpu_twin", {"tokens": n, "rep": rep}, await self._send(p, 1))

@@ -16,6 +16,7 @@ from agbench.live.load.profile import (
     DECODE_TOKENS,
     DISPLACED_CONTEXT,
     TWIN_DECODE_CALLS,
+    TWIN_DECODE_S,
     TWIN_REPEATS,
     ProfileOptions,
     Profiler,
@@ -65,10 +66,12 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
         profiler, twin_client = asyncio.run(probe(main, twin))
     decode = [c for c in profiler.calls if c.probe == "decode_cpu_twin"]
     prefill = [c for c in profiler.calls if c.probe == "prefill_cpu_twin"]
-    # TWIN_DECODE_CALLS decode calls and TWIN_REPEATS prompts at each of the quiet probe's
-    # lengths whatever --repeats, keyed as the quiet probes are
+    # decode calls until they cover TWIN_DECODE_S (here a one-thread server beside a one-thread
+    # twin: fast, so every one of TWIN_DECODE_CALLS) and TWIN_REPEATS prompts at each of the
+    # quiet probe's lengths, whatever --repeats, keyed as the quiet probes are
     lengths = profiler.prompt_lengths()
     assert len(lengths) > 1
+    assert sum(c.total_s for c in decode[:-1]) < TWIN_DECODE_S
     assert len(decode) == TWIN_DECODE_CALLS
     assert [c.params["rep"] for c in decode] == list(range(TWIN_DECODE_CALLS))
     assert len(prefill) == TWIN_REPEATS * len(lengths)

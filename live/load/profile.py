@@ -76,8 +76,8 @@ TWIN_REPEATS = 4
 #: (``bench/twin_progress.py``), so the estimate's spread is set by the time it covers, not the
 #: calls: cut from six 480-token pairs at nice 0, 48-token calls ran at 0.047 / 0.101 / 0.179 of
 #: their speed alone (p5 / p50 / p95), and a four-call mean fell within 0.72-1.47 of the whole,
-#: a twelve-call one within 0.83-1.24. Where a call takes 10-25 s (0.02-0.05, measured at
-#: nice -10), four already cover the time; where 4-5 s, twelve do.
+#: a twelve-call one within 0.83-1.24. Where a call takes 10-25 s (0.02-0.05, as some
+#: profiles measured), four already cover the time; where 4-5 s, twelve do.
 TWIN_DECODE_S = 60.0
 TWIN_DECODE_CALLS = 12
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}

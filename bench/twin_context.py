@@ -19,28 +19,39 @@ import asyncio
 import contextlib
 import statistics
 from dataclasses import replace
-from pathlib import Path
+from typing import Any
 
 from agbench.config import ServerSettings
+from agbench.live.load.level import build_prompt
 from agbench.live.load.probe_client import probe_client
-from agbench.live.load.profile import BODY, DECODE_TOKENS, ProfileOptions, Profiler
+from agbench.live.load.profile import BODY, DECODE_TOKENS
+from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
+from agbench.load import RequestSpec
 
 SHORT, TWIN_REPLY_TOKENS = 64, 64
 
 
-async def measure(
-    main: ManagedServer, twin: ManagedServer, options: ProfileOptions, long: int, rounds: int
-) -> None:
+async def measure(main: ManagedServer, twin: ManagedServer, long: int, rounds: int) -> None:
     async with probe_client(main.url, main.alias) as (client, counter):
-        probe = Profiler(options, client, counter)
-        prompts = {SHORT: await probe._prompt(SHORT), long: await probe._prompt(long)}
-        for p in prompts.values():
-            await probe._send(p, 1)  # cached: each call below decodes at once
+
+        async def send(messages: list[dict[str, Any]], max_tokens: int) -> ChatResult:
+            result = await client.chat(messages, max_tokens=max_tokens, extra_body=BODY)
+            if result.error_class:
+                raise SystemExit(f"request failed: {result.error_class} {result.error}")
+            return result
+
+        prompts = {
+            n: await build_prompt(counter, RequestSpec(0.0, n, 1), k, "twin-context")
+            for k, n in enumerate((SHORT, long))
+        }
+        twin_prompt = await build_prompt(counter, RequestSpec(0.0, SHORT, 1), 2, "twin-context")
+        for n in (SHORT, long):
+            await send(prompts[n], 1)  # cached: each call below decodes at once
 
         async def ms(context: int) -> float:
-            r = await probe._send(prompts[context], DECODE_TOKENS)
+            r = await send(prompts[context], DECODE_TOKENS)
             tokens: int = max(1, int(r.completion_tokens or 0))
             return float(r.predicted_ms or 0.0) / tokens
 
@@ -49,7 +60,6 @@ async def measure(
         for context in (SHORT, long, SHORT, long):
             alone[context].append(await ms(context))
         twin_client = ChatClient(twin.url, twin.alias, max_retries=0)
-        twin_prompt = await probe._prompt(SHORT)
         await twin_client.chat(twin_prompt, max_tokens=1, extra_body=BODY)
 
         async def keep_busy() -> None:
@@ -87,10 +97,9 @@ def main() -> None:
     settings = ServerSettings(n_ctx=4096, n_parallel=2, kv_unified=True, threads=args.threads)
     if args.long + DECODE_TOKENS > settings.slot_ctx:
         raise SystemExit(f"--long {args.long} does not fit a slot of {settings.slot_ctx} cells")
-    options = ProfileOptions(out=Path("."), server=settings, quiet=True)
     twin_settings = replace(settings, n_parallel=1, n_ctx=settings.slot_ctx)
     with ManagedServer(settings) as main_server, ManagedServer(twin_settings) as twin:
-        asyncio.run(measure(main_server, twin, options, args.long, args.rounds))
+        asyncio.run(measure(main_server, twin, args.long, args.rounds))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,9 @@ TWIN_DECODE_TOKENS = 64
 #: Prompt calls at each length beside the twin, whatever ``--repeats``: one call's time per
 #: token swings several-fold beside it (its fit takes their mean).
 TWIN_REPEATS = 4
-#: Decode calls beside the twin: at least ``TWIN_REPEATS`` (or ``--repeats``), then more until
-#: they have decoded for ``TWIN_DECODE_S`` seconds, at most ``TWIN_DECODE_CALLS``. Two servers'
+#: Decode calls beside the twin, over its ``TWIN_BLOCKS`` blocks: at least ``TWIN_REPEATS`` (or
+#: ``--repeats``), then more until they have decoded for ``TWIN_DECODE_S`` seconds, at most
+#: ``TWIN_DECODE_CALLS``. Two servers'
 #: threads on too few cores run and stall together in spells of one to many seconds
 #: (``bench/twin_progress.py``), so the estimate's spread is set by the time it covers, not the
 #: calls: cut from six 480-token pairs at nice 0, 48-token calls ran at 0.047 / 0.101 / 0.179 of
@@ -80,6 +82,8 @@ TWIN_REPEATS = 4
 #: profiles measured), four already cover the time; where 4-5 s, twelve do.
 TWIN_DECODE_S = 60.0
 TWIN_DECODE_CALLS = 12
+#: The decode calls beside the twin come in this many blocks, at the profile's start and end.
+TWIN_BLOCKS = 2
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
 
@@ -319,20 +323,9 @@ class Profiler:
             loop.wait()
         self._say("cpu: one core taken by another session")
 
-    async def cpu_twin(self, twin: ChatClient) -> None:
-        """Decode at batch 1 and a fresh prompt while ``twin`` (a second server of the same
-        settings, in the same session) decodes without a pause: what a hybrid sweep's two
-        servers mostly do at once. Each decode call runs as long as the quiet probe's (shorter
-        ones measured 1.5-2x faster), and they go on until they cover ``TWIN_DECODE_S``: the two
-        servers stall and run together in spells of seconds, so one call's speed says little;
-        its prompt is cached before the twin starts, at the decode probe's context. Fresh
-        prompts at each of the prefill probe's lengths: a short prompt batch slows far more than
-        a long one (measured beside a twin: 0.22-0.26 at 51 tokens, 0.36 at 511)."""
-        repeats = max(TWIN_REPEATS, self.o.repeats)
-        prompts = [await self._prompt(DISPLACED_CONTEXT) for _ in range(repeats)]
-        fresh = {n: [await self._prompt(n) for _ in range(repeats)] for n in self.prompt_lengths()}
-        for p in prompts:
-            await self._send(p, 1)
+    @contextlib.asynccontextmanager
+    async def _twin_decoding(self, twin: ChatClient) -> AsyncIterator[None]:
+        """While inside, ``twin`` decodes replies back to back (its prompt cached first)."""
         twin_prompt = await self._prompt(DISPLACED_CONTEXT)
         await twin.chat(twin_prompt, max_tokens=1, extra_body=BODY)
         busy = asyncio.Event()
@@ -346,24 +339,58 @@ class Profiler:
         try:
             await busy.wait()
             await asyncio.sleep(0.3)  # the twin is decoding
-            decoded_s, rep = 0.0, 0
-            while rep < repeats or (decoded_s < TWIN_DECODE_S and rep < TWIN_DECODE_CALLS):
-                params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": rep}
-                t0 = time.monotonic()
-                result = await self._send(prompts[rep % len(prompts)], DECODE_TOKENS)  # cached
-                decoded_s += time.monotonic() - t0
-                self._keep("decode_cpu_twin", params, result)
-                rep += 1
-            for n, group in fresh.items():
-                for rep, p in enumerate(group):
-                    self._keep("prefill_cpu_twin", {"tokens": n, "rep": rep}, await self._send(p, 1))
+            yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self._say("cpu: beside a twin server decoding")
+
+    async def twin_decode(self, twin: ChatClient, block: int) -> None:
+        """One of the ``TWIN_BLOCKS`` blocks of decode calls beside ``twin``: at least its share
+        of the repeats, then more until the block covers its share of ``TWIN_DECODE_S``, at
+        most its share of ``TWIN_DECODE_CALLS``. The blocks run at the profile's start and end,
+        so that its calls sample two periods: the figure moves between half hours of one day
+        (docs/design.md, "Two two-thread servers on two cores"), and the fit's bootstrap
+        resamples the calls of both."""
+        repeats = -(-max(TWIN_REPEATS, self.o.repeats) // TWIN_BLOCKS)
+        prompts = [await self._prompt(DISPLACED_CONTEXT) for _ in range(repeats)]
+        for p in prompts:
+            await self._send(p, 1)  # cached: each call decodes at once
+        first = sum(1 for c in self.calls if c.probe == "decode_cpu_twin")
+        async with self._twin_decoding(twin):
+            decoded_s, k = 0.0, 0
+            while k < repeats or (
+                decoded_s < TWIN_DECODE_S / TWIN_BLOCKS and k < TWIN_DECODE_CALLS // TWIN_BLOCKS
+            ):
+                params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": first + k, "block": block}
+                t0 = time.monotonic()
+                result = await self._send(prompts[k % len(prompts)], DECODE_TOKENS)
+                decoded_s += time.monotonic() - t0
+                self._keep("decode_cpu_twin", params, result)
+                k += 1
+        self._say(f"cpu: decode beside a twin server decoding, block {block + 1} of {TWIN_BLOCKS}")
+
+    async def cpu_twin(self, twin: ChatClient) -> None:
+        """Decode at batch 1 and a fresh prompt while ``twin`` (a second server of the same
+        settings, in the same session) decodes without a pause: what a hybrid sweep's two
+        servers mostly do at once: the last block of decode calls (:meth:`twin_decode`; each
+        runs as long as the quiet probe's, shorter ones measured 1.5-2x faster; the two servers
+        stall and run together in spells of seconds, so one call's speed says little), then
+        fresh
+        prompts at each of the prefill probe's lengths: a short prompt batch slows far more than
+        a long one (measured beside a twin: 0.22-0.26 at 51 tokens, 0.36 at 511)."""
+        await self.twin_decode(twin, TWIN_BLOCKS - 1)
+        repeats = max(TWIN_REPEATS, self.o.repeats)
+        fresh = {n: [await self._prompt(n) for _ in range(repeats)] for n in self.prompt_lengths()}
+        async with self._twin_decoding(twin):
+            for n, group in fresh.items():
+                for rep, p in enumerate(group):
+                    self._keep("prefill_cpu_twin", {"tokens": n, "rep": rep}, await self._send(p, 1))
+        self._say("cpu: prompts beside a twin server decoding")
 
     async def run_all(self, twin: ChatClient | None = None) -> None:
+        if twin is not None:  # the twin's first decode block; cpu_twin runs the last at the end
+            await self.twin_decode(twin, 0)
         await self.decode()
         await self.prefill()
         await self.masked()

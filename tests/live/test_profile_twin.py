@@ -4,6 +4,7 @@ decodes and reads prompts while a second one of the same settings decodes withou
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from agbench.live.load import profile
 from agbench.live.load.profile import (
     DECODE_TOKENS,
     DISPLACED_CONTEXT,
+    TWIN_BLOCKS,
     TWIN_DECODE_CALLS,
     TWIN_DECODE_S,
     TWIN_REPEATS,
@@ -55,7 +57,8 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
         twin_client = CountingClient(twin.url, twin.alias, max_retries=0)
         try:
             profiler = Profiler(options, client, await counters.counter(main.url))
-            await profiler.cpu_twin(twin_client)
+            await profiler.twin_decode(twin_client, 0)  # what run_all does first
+            await profiler.cpu_twin(twin_client)  # and last
             return profiler, twin_client
         finally:
             await client.aclose()
@@ -66,23 +69,32 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
         profiler, twin_client = asyncio.run(probe(main, twin))
     decode = [c for c in profiler.calls if c.probe == "decode_cpu_twin"]
     prefill = [c for c in profiler.calls if c.probe == "prefill_cpu_twin"]
-    # decode calls until they cover TWIN_DECODE_S (here a one-thread server beside a one-thread
-    # twin: fast, so every one of TWIN_DECODE_CALLS) and TWIN_REPEATS prompts at each of the
-    # quiet probe's lengths, whatever --repeats, keyed as the quiet probes are
+    # decode calls in TWIN_BLOCKS blocks until each covers its share of TWIN_DECODE_S (here a
+    # one-thread server beside a one-thread twin: fast, so every one of TWIN_DECODE_CALLS) and
+    # TWIN_REPEATS prompts at each of the quiet probe's lengths, whatever --repeats, keyed as the
+    # quiet probes are
     lengths = profiler.prompt_lengths()
     assert len(lengths) > 1
-    assert sum(c.total_s for c in decode[:-1]) < TWIN_DECODE_S
-    assert len(decode) == TWIN_DECODE_CALLS
+    per_block = TWIN_DECODE_CALLS // TWIN_BLOCKS
+    for block in range(TWIN_BLOCKS):
+        calls = [c for c in decode if c.params["block"] == block]
+        assert len(calls) == per_block
+        assert sum(c.total_s for c in calls[:-1]) < TWIN_DECODE_S / TWIN_BLOCKS
     assert [c.params["rep"] for c in decode] == list(range(TWIN_DECODE_CALLS))
     assert len(prefill) == TWIN_REPEATS * len(lengths)
     assert all(c.completion_tokens == DECODE_TOKENS and c.params["ctx"] == DISPLACED_CONTEXT for c in decode)
     assert sorted(c.params["tokens"] for c in prefill) == sorted(lengths * TWIN_REPEATS)
     assert all(c.prompt_tokens > c.cached_tokens for c in prefill)
     assert all(c.predicted_ms and c.prompt_ms for c in decode + prefill)
-    # the twin was decoding all the while: every measured call lies inside its requests' spans
-    start, end = twin_client.spans[0][0], twin_client.spans[-1][1]
-    assert all(start <= c.t_start and c.t_start + c.total_s <= end for c in decode + prefill)
-    assert all(b[0] - a[1] < 0.5 for a, b in zip(twin_client.spans, twin_client.spans[1:], strict=False))
+    # the twin was decoding all the while: the twin's requests cover every measured call, with
+    # no more than a request's turnaround between two of them
+    for c in decode + prefill:
+        a, b = c.t_start, c.t_start + c.total_s
+        around = [span for span in twin_client.spans if span[1] >= a and span[0] <= b]
+        assert around
+        assert around[0][0] <= a
+        assert around[-1][1] >= b
+        assert all(y[0] - x[1] < 0.5 for x, y in itertools.pairwise(around))
 
 
 def test_the_twin_probe_runs_only_where_two_servers_threads_overfill_the_cores(

@@ -372,13 +372,12 @@ class Profiler:
 
     async def cpu_twin(self, twin: ChatClient) -> None:
         """Decode at batch 1 and a fresh prompt while ``twin`` (a second server of the same
-        settings, in the same session) decodes without a pause: what a hybrid sweep's two
-        servers mostly do at once: the last block of decode calls (:meth:`twin_decode`; each
-        runs as long as the quiet probe's, shorter ones measured 1.5-2x faster; the two servers
-        stall and run together in spells of seconds, so one call's speed says little), then
-        fresh
-        prompts at each of the prefill probe's lengths: a short prompt batch slows far more than
-        a long one (measured beside a twin: 0.22-0.26 at 51 tokens, 0.36 at 511)."""
+        settings, in the same session) decodes without a pause, what a hybrid sweep's two
+        servers mostly do at once. First the last block of decode calls (:meth:`twin_decode`;
+        each runs as long as the quiet probe's, shorter ones measured 1.5-2x faster; the two
+        servers stall and run together in spells of seconds, so one call's speed says little),
+        then fresh prompts at each of the prefill probe's lengths: a short prompt batch slows
+        far more than a long one (measured beside a twin: 0.22-0.26 at 51 tokens, 0.36 at 511)."""
         await self.twin_decode(twin, TWIN_BLOCKS - 1)
         repeats = max(TWIN_REPEATS, self.o.repeats)
         fresh = {n: [await self._prompt(n) for _ in range(repeats)] for n in self.prompt_lengths()}

@@ -5,9 +5,9 @@ measures there as a factor to every decode step (``crowded_decode_speed``), what
 step's context. If a crowded step instead lost a fixed time at its barriers (as a short
 prompt batch does: docs/design.md, "Crowded threads"), a longer step would slow by a smaller
 factor. This decodes 48 tokens at a short and a long context, alone (before and after) and
-beside a twin that decodes 64-token replies back to back, short and long interleaved, and
-prints the time per token and both readings: the speed (alone / crowded) and the time added
-per token.
+beside a twin that decodes replies back to back (``twin_decoding``, as the profile's probe),
+short and long interleaved, and prints the time per token and both readings: the speed
+(alone / crowded) and the time added per token.
 
     .venv/bin/python bench/twin_context.py [--threads 2] [--long 1500] [--rounds 10]
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import statistics
 from dataclasses import replace
 from typing import Any
@@ -24,13 +23,13 @@ from typing import Any
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
 from agbench.live.load.probe_client import probe_client
-from agbench.live.load.profile import BODY, DECODE_TOKENS
+from agbench.live.load.profile import BODY, DECODE_TOKENS, twin_decoding
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.load import RequestSpec
 
-SHORT, TWIN_REPLY_TOKENS = 64, 64
+SHORT = 64
 
 
 async def measure(main: ManagedServer, twin: ManagedServer, long: int, rounds: int) -> None:
@@ -60,22 +59,12 @@ async def measure(main: ManagedServer, twin: ManagedServer, long: int, rounds: i
         for context in (SHORT, long, SHORT, long):
             alone[context].append(await ms(context))
         twin_client = ChatClient(twin.url, twin.alias, max_retries=0)
-        await twin_client.chat(twin_prompt, max_tokens=1, extra_body=BODY)
-
-        async def keep_busy() -> None:
-            while True:
-                await twin_client.chat(twin_prompt, max_tokens=TWIN_REPLY_TOKENS, extra_body=BODY)
-
-        task = asyncio.create_task(keep_busy())
         try:
-            await asyncio.sleep(0.3)  # the twin is decoding
-            for k in range(rounds):
-                for context in (SHORT, long) if k % 2 == 0 else (long, SHORT):
-                    crowded[context].append(await ms(context))
+            async with twin_decoding(twin_client, twin_prompt):
+                for k in range(rounds):
+                    for context in (SHORT, long) if k % 2 == 0 else (long, SHORT):
+                        crowded[context].append(await ms(context))
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             await twin_client.aclose()
         for context in (SHORT, long, SHORT, long):
             alone[context].append(await ms(context))

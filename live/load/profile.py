@@ -73,10 +73,9 @@ TWIN_DECODE_TOKENS = 64
 TWIN_REPEATS = 4
 #: Decode calls beside the twin, over its ``TWIN_BLOCKS`` blocks: at least ``TWIN_REPEATS`` (or
 #: ``--repeats``), then more until they have decoded for ``TWIN_DECODE_S`` seconds, at most
-#: ``TWIN_DECODE_CALLS``. Two servers'
-#: threads on too few cores run and stall together in spells of one to many seconds
-#: (``bench/twin_progress.py``), so the estimate's spread is set by the time it covers, not the
-#: calls: cut from six 480-token pairs at nice 0, 48-token calls ran at 0.047 / 0.101 / 0.179 of
+#: ``TWIN_DECODE_CALLS``. Two servers' threads on too few cores run and stall together in
+#: spells of one to many seconds (``bench/twin_progress.py``), so the estimate's spread is set
+#: by the time it covers, not the calls: cut from six 480-token pairs at nice 0, 48-token calls ran at 0.047 / 0.101 / 0.179 of
 #: their speed alone (p5 / p50 / p95), and a four-call mean fell within 0.72-1.47 of the whole,
 #: a twelve-call one within 0.83-1.24. Where a call takes 10-25 s (0.02-0.05, as some
 #: profiles measured), four already cover the time; where 4-5 s, twelve do.
@@ -325,25 +324,9 @@ class Profiler:
 
     @contextlib.asynccontextmanager
     async def _twin_decoding(self, twin: ChatClient) -> AsyncIterator[None]:
-        """While inside, ``twin`` decodes replies back to back (its prompt cached first)."""
-        twin_prompt = await self._prompt(DISPLACED_CONTEXT)
-        await twin.chat(twin_prompt, max_tokens=1, extra_body=BODY)
-        busy = asyncio.Event()
-
-        async def keep_busy() -> None:
-            while True:
-                busy.set()
-                await twin.chat(twin_prompt, max_tokens=TWIN_DECODE_TOKENS, extra_body=BODY)
-
-        task = asyncio.create_task(keep_busy())
-        try:
-            await busy.wait()
-            await asyncio.sleep(0.3)  # the twin is decoding
+        """While inside, ``twin`` decodes replies back to back, at the decode probe's context."""
+        async with twin_decoding(twin, await self._prompt(DISPLACED_CONTEXT)):
             yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     async def twin_decode(self, twin: ChatClient, block: int) -> None:
         """One of the ``TWIN_BLOCKS`` blocks of decode calls beside ``twin``: at least its share
@@ -363,9 +346,8 @@ class Profiler:
                 decoded_s < TWIN_DECODE_S / TWIN_BLOCKS and k < TWIN_DECODE_CALLS // TWIN_BLOCKS
             ):
                 params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": first + k, "block": block}
-                t0 = time.monotonic()
                 result = await self._send(prompts[k % len(prompts)], DECODE_TOKENS)
-                decoded_s += time.monotonic() - t0
+                decoded_s += result.total_s
                 self._keep("decode_cpu_twin", params, result)
                 k += 1
         self._say(f"cpu: decode beside a twin server decoding, block {block + 1} of {TWIN_BLOCKS}")
@@ -398,6 +380,30 @@ class Profiler:
         await self.cpu_displaced()
         if twin is not None:
             await self.cpu_twin(twin)
+
+
+@contextlib.asynccontextmanager
+async def twin_decoding(twin: ChatClient, prompt: list[dict[str, Any]]) -> AsyncIterator[None]:
+    """While inside, ``twin`` (a second server on the same cores) decodes replies to ``prompt``
+    back to back, as the other server of a hybrid sweep does; ``prompt`` is cached first, and
+    the twin has been decoding for a moment when the block starts."""
+    await twin.chat(prompt, max_tokens=1, extra_body=BODY)
+    busy = asyncio.Event()
+
+    async def keep_busy() -> None:
+        while True:
+            busy.set()
+            await twin.chat(prompt, max_tokens=TWIN_DECODE_TOKENS, extra_body=BODY)
+
+    task = asyncio.create_task(keep_busy())
+    try:
+        await busy.wait()
+        await asyncio.sleep(0.3)  # the twin is decoding
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def available_cores() -> int:
@@ -476,4 +482,4 @@ def finite(x: float | None) -> bool:
     return x is not None and math.isfinite(x)
 
 
-__all__ = ["ProfileOptions", "Profiler", "run_profile"]
+__all__ = ["ProfileOptions", "Profiler", "run_profile", "twin_decoding"]

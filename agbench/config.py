@@ -118,6 +118,11 @@ class ServerSettings:
     cache_type_k: str = "f16"
     cache_type_v: str = "f16"
     chat_template: str | None = None
+    # llama.cpp's --cpu-strict 1 over every core the process may use: compute thread i stays on
+    # the i-th core. Two servers whose threads together outnumber the cores then always meet
+    # one thread of each per core; left to the kernel, both threads of one server at times
+    # share a core and it stalls at every barrier (docs/design.md, "Where the threads run").
+    cpu_strict: bool = False
 
     @property
     def slot_ctx(self) -> int:

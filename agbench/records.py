@@ -173,6 +173,11 @@ class ServerSample:
     prompt_tokens_total: int = 0
     prompt_tokens_cached_total: int = 0
     generated_tokens_total: int = 0
+    # A managed CPU server of two or more threads: of its computing time since the previous
+    # sample, the share in which its two compute threads last ran on one core
+    # (live/monitors/thread_placement.py: a server whose threads the kernel stacks nearly
+    # stops). None: not sampled (not managed, one thread, not Linux) or idle.
+    threads_stacked: float | None = None
 
 
 @dataclass

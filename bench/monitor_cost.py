@@ -1,5 +1,6 @@
 """CPU cost of the server and resource samplers at a given rate (target: < 1 % of one
-core at 2 Hz), measured on a real idle llama-server.
+core at 2 Hz), measured on a real idle llama-server, and of the thread-placement sampler
+beside them (10 Hz, watching that server's threads as a sweep watches each managed server's).
 
     .venv/bin/python bench/monitor_cost.py [--seconds 20] [--hz 2]
 
@@ -15,7 +16,7 @@ import time
 import psutil
 
 from agbench.config import ServerSettings
-from agbench.live.monitors import ResourceSampler, ServerSampler
+from agbench.live.monitors import PlacementSampler, ResourceSampler, ServerSampler
 from agbench.live.serving import ManagedServer
 
 
@@ -37,24 +38,31 @@ def main() -> None:
         time.sleep(args.seconds)
         baseline = (server_cpu(server.pid) - c0) / args.seconds
         count = {"server": 0, "resource": 0}
-        ss = ServerSampler(server.url, lambda s: count.__setitem__("server", count["server"] + 1), interval)
+        ps = PlacementSampler([server.pid])
+        ss = ServerSampler(
+            server.url,
+            lambda s: count.__setitem__("server", count["server"] + 1),
+            interval,
+            placement=(ps, server.pid),
+        )
         rs = ResourceSampler(lambda s: count.__setitem__("resource", count["resource"] + 1), interval)
         c1 = server_cpu(server.pid)
-        ss.start()
-        rs.start()
+        for sampler in (ps, ss, rs):
+            sampler.start()
         time.sleep(args.seconds)
-        ss.stop()
-        rs.stop()
+        for sampler in (ss, rs, ps):
+            sampler.stop()
         sampled = (server_cpu(server.pid) - c1) / args.seconds
     print(
         f"{args.seconds:g} s at {args.hz:g} Hz: {count['server']} server samples, {count['resource']} resource samples"
     )
     print(f"server sampler thread:   {ss.cpu_fraction * 100:.3f} % of one core")
     print(f"resource sampler thread: {rs.cpu_fraction * 100:.3f} % of one core")
+    print(f"placement sampler:       {ps.cpu_fraction * 100:.3f} % of one core ({ps.samples} samples)")
     print(
         f"llama-server answering:  {(sampled - baseline) * 100:+.3f} % of one core (idle {baseline * 100:.3f} %)"
     )
-    total = ss.cpu_fraction + rs.cpu_fraction + max(0.0, sampled - baseline)
+    total = ss.cpu_fraction + rs.cpu_fraction + ps.cpu_fraction + max(0.0, sampled - baseline)
     print(f"total sampling cost:     {total * 100:.3f} % of one core")
 
 

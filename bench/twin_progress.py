@@ -15,7 +15,15 @@ once and timestamps every token, in two ways:
   ``timings``) and the incumbent's over the same span. A newcomer stalled behind an incumbent
   that keeps its cores shows as a low first figure and a high second one.
 
+Where the threads run (``--placement``): ``free`` leaves them to the kernel and reports, for
+each server, the share of the together span (sampled every 100 ms) in which its two compute
+threads last ran on the same core; ``strict`` starts both servers with llama.cpp's
+``--cpu-strict 1`` (``ServerSettings.cpu_strict``: thread i on core i, so each core holds one
+thread of each server); ``paired`` pins each server's threads to one core of its own for the
+together span (what ``free`` drifts into), its speed alone measured before the pinning.
+
     .venv/bin/python bench/twin_progress.py [--threads 2] [--tokens 160] [--trials 6]
+    .venv/bin/python bench/twin_progress.py --placement strict [--trials 6]
     .venv/bin/python bench/twin_progress.py --stagger 1.5 [--newcomer-tokens 60] [--trials 8]
 """
 
@@ -23,14 +31,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from agbench.config import ServerSettings
+from agbench.live.monitors.thread_placement import PlacementSampler, busiest_threads
 from agbench.live.serving.llama_server import ManagedServer
 
 PROMPT = [{"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]
@@ -80,12 +92,35 @@ def tokens_in(s: Stream, lo: float, hi: float) -> int:
     return sum(1 for t in s.stamps if lo < t <= hi)
 
 
-async def together(servers: tuple[ManagedServer, ManagedServer], tokens: int) -> str:
+@contextlib.contextmanager
+def pinned_apart(servers: tuple[ManagedServer, ManagedServer]) -> Iterator[None]:
+    """Each server's compute threads on one core of its own (``paired``), undone afterwards."""
+    everywhere = sorted(os.sched_getaffinity(0))
+    tids = [[int(p.split("/")[-2]) for p in busiest_threads(s.pid or 0)] for s in servers]
+    for core, server in enumerate(tids):
+        for tid in server:
+            os.sched_setaffinity(tid, {everywhere[core % len(everywhere)]})
+    try:
+        yield
+    finally:
+        for tid in (t for server in tids for t in server):
+            with contextlib.suppress(ProcessLookupError):
+                os.sched_setaffinity(tid, set(everywhere))
+
+
+async def together(servers: tuple[ManagedServer, ManagedServer], tokens: int, placement: str) -> str:
     alone = [(await stream(s, 48)).ms_per_token / 1e3 for s in servers]
-    a, b = await asyncio.gather(*(stream(s, tokens) for s in servers))
+    with (
+        pinned_apart(servers) if placement == "paired" else contextlib.nullcontext(),
+        PlacementSampler([s.pid or 0 for s in servers]) as sampler,
+    ):
+        t0 = time.time()  # the sampler's clock (the tokens' is perf_counter)
+        a, b = await asyncio.gather(*(stream(s, tokens) for s in servers))
+        t1 = time.time()
     start, end = max(a.stamps[0], b.stamps[0]), min(a.stamps[-1], b.stamps[-1])
     span = end - start
     speeds = [tokens_in(x, start, end) * alone[i] / span for i, x in enumerate((a, b))]
+    stacked = [sampler.stacked_share(s.pid or 0, t0, t1) or 0.0 for s in servers]
     windows = []
     for k in range(10):
         lo, hi = start + span * k / 10, start + span * (k + 1) / 10
@@ -93,7 +128,8 @@ async def together(servers: tuple[ManagedServer, ManagedServer], tokens: int) ->
             "/".join(f"{tokens_in(x, lo, hi) * alone[i] / (hi - lo):.2f}" for i, x in enumerate((a, b)))
         )
     return (
-        f"both decoding {span:.1f} s: speed {speeds[0]:.3f} / {speeds[1]:.3f} of alone\n"
+        f"both decoding {span:.1f} s: speed {speeds[0]:.3f} / {speeds[1]:.3f} of alone; "
+        f"threads stacked on one core {stacked[0]:.2f} / {stacked[1]:.2f} of the time\n"
         f"   per tenth: {'  '.join(windows)}"
     )
 
@@ -127,15 +163,25 @@ def main() -> None:
     parser.add_argument("--newcomer-tokens", type=int, default=60)
     parser.add_argument("--trials", type=int, default=6)
     parser.add_argument("--ctx", type=int, default=4096)
+    parser.add_argument(
+        "--placement", choices=("free", "strict", "paired"), default="free", help="where the threads run"
+    )
     args = parser.parse_args()
-    settings = ServerSettings(n_ctx=args.ctx, n_parallel=1, kv_unified=True, threads=args.threads)
+    settings = ServerSettings(
+        n_ctx=args.ctx,
+        n_parallel=1,
+        kv_unified=True,
+        threads=args.threads,
+        cpu_strict=args.placement == "strict",
+    )
     with ManagedServer(settings) as first, ManagedServer(settings) as second:
         for n in range(args.trials):
             if args.stagger is None:
-                line = asyncio.run(together((first, second), args.tokens))
+                tokens = args.tokens if args.placement != "paired" else 16
+                line = asyncio.run(together((first, second), tokens, args.placement))
             else:
                 line = asyncio.run(onset((first, second), args.stagger, args.newcomer_tokens))
-            print(f"trial {n}: {line}", flush=True)
+            print(f"{time.strftime('%H:%M:%S')} {args.placement} trial {n}: {line}", flush=True)
 
 
 if __name__ == "__main__":

@@ -146,6 +146,13 @@ def fit_crowded(calls: list[dict[str, Any]], threads: int, cores: int, n_batch: 
             probe_rows(calls, "decode_cpu_twin", "prefill_cpu_twin", "decode_cpu_busy", "prefill_cpu_busy")
         ),
     }
+    stacked = [
+        float(c["params"]["stacked"])
+        for c in probe_rows(calls, "decode_cpu_twin")
+        if "stacked" in c["params"]
+    ]
+    if stacked:  # where the kernel put the threads while the twin figure was measured: a record
+        out["twin_stacked_share"] = float(np.mean(stacked))
     lengths = sorted(set.intersection(*(set(p[4]) for p in points)))
     if len(lengths) > 1:
         out["crowded_prefill_tokens"] = [

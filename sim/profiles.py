@@ -260,6 +260,10 @@ class ServerProfile:
     threads: Annotated[int, Bound(ge=1, unit="threads")] = (
         2  # inference threads (CPU-only devices compete with tools for cores)
     )
+    # The live server kept compute thread i on core i (llama.cpp's --cpu-strict 1). Not a
+    # mechanism here: the crowded and displaced speeds below carry it, and they hold only for
+    # a profile measured with the same placement (calibration warns where it differs).
+    cpu_strict: bool = False
     oversubscribed_efficiency: Annotated[float, FRACTION] = (
         0.5  # CPU-only: speed per allocated core when threads > cores given (0: speed = share**2)
     )

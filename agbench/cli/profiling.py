@@ -20,6 +20,12 @@ from agbench.cli.app import main, one_line_errors
 @click.option("--ctx", type=click.IntRange(min=64), default=4096, show_default=True, help="KV cells in all.")
 @click.option("--kv-unified", is_flag=True, help="One KV pool shared by the slots.")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--cpu-strict",
+    is_flag=True,
+    help="Keep compute thread i on core i (llama.cpp's --cpu-strict 1), the twin's too: profile a "
+    "sweep run with --local-cpu-strict this way.",
+)
 @click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Slots.")
 @click.option("--batch", type=click.IntRange(min=16), default=512, show_default=True, help="n_batch.")
 @click.option("--repeats", type=click.IntRange(min=1), default=2, show_default=True, help="Per grid point.")
@@ -56,6 +62,7 @@ def profile_server(**kw: Any) -> None:
         n_parallel=kw["parallel"],
         kv_unified=kw["kv_unified"],
         threads=kw["threads"],
+        cpu_strict=kw["cpu_strict"],
         batch_size=kw["batch"],
         ubatch_size=kw["batch"],
     )

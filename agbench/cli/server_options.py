@@ -2,11 +2,12 @@
 that starts one (``run``, ``sweep``, ``serve``, ``load``).
 
 One flag name has one meaning everywhere (``--local-ctx``, ``--local-parallel``,
-``--local-kv-unified``, ``--local-threads``); what differs between commands is only the
-defaults, and whether the contract's short spellings (``--ctx``, ``--parallel``,
-``--kv-unified``, ``--threads``, which ``serve`` and ``load`` accept) are aliases. With the
-aliases a command receives the values under the short names (``ctx``, ``parallel``,
-``kv_unified``, ``threads``), else under the long ones (``local_ctx``, ...). A default of None
+``--local-kv-unified``, ``--local-threads``, ``--local-cpu-strict``); what differs between
+commands is only the defaults, and whether the contract's short spellings (``--ctx``,
+``--parallel``, ``--kv-unified``, ``--threads``, ``--cpu-strict``, which ``serve`` and ``load``
+accept) are aliases. With the aliases a command receives the values under the short names
+(``ctx``, ``parallel``, ``kv_unified``, ``threads``, ``cpu_strict``), else under the long ones
+(``local_ctx``, ...). A default of None
 leaves the setting to the command (``run``/``sweep`` size the server per concurrency level).
 """
 
@@ -23,7 +24,7 @@ from agbench.cli.app import F
 def local_server_options(
     *, ctx: int | None, parallel: int | None, threads: int | None, contract_aliases: bool
 ) -> list[Callable[[F], F]]:
-    """The four ``--local-*`` options, with these defaults, in the order ``--help`` shows them."""
+    """The five ``--local-*`` options, with these defaults, in the order ``--help`` shows them."""
 
     def option(name: str, help_text: str, **kw: Any) -> Callable[[F], F]:
         short = name.removeprefix("local-")
@@ -52,6 +53,12 @@ def local_server_options(
         option("local-kv-unified", "One KV pool shared by all slots of the managed server.", is_flag=True),
         option(
             "local-threads", "CPU threads of the managed server.", type=click.IntRange(min=1), default=threads
+        ),
+        option(
+            "local-cpu-strict",
+            "Keep compute thread i on core i (llama.cpp's --cpu-strict 1): two managed servers "
+            "sharing too few cores then never stack one server's threads on one core.",
+            is_flag=True,
         ),
     ]
 

@@ -17,12 +17,19 @@ from agbench.config import ServerSettings
 @click.option("--port", type=int, default=None, help="Port on 127.0.0.1 (default: a free one).")
 @with_options(local_server_options(ctx=4096, parallel=1, threads=2, contract_aliases=True))
 @one_line_errors
-def serve(model: str, port: int | None, parallel: int, ctx: int, kv_unified: bool, threads: int) -> None:
+def serve(
+    model: str, port: int | None, parallel: int, ctx: int, kv_unified: bool, threads: int, cpu_strict: bool
+) -> None:
     """Run llama.cpp's llama-server in the foreground on 127.0.0.1."""
     from agbench.live.serving import serve_forever
 
     settings = ServerSettings(
-        model=model, n_ctx=ctx, n_parallel=parallel, kv_unified=kv_unified, threads=threads
+        model=model,
+        n_ctx=ctx,
+        n_parallel=parallel,
+        kv_unified=kv_unified,
+        threads=threads,
+        cpu_strict=cpu_strict,
     )
     serve_forever(settings, port)
 

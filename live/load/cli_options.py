@@ -48,6 +48,7 @@ def load_options_from_cli(kw: dict[str, Any]) -> tuple[LoadOptions, bool]:
         n_parallel=kw["parallel"],
         kv_unified=kw["kv_unified"],
         threads=kw["threads"],
+        cpu_strict=kw["cpu_strict"],
     )
     options = LoadOptions(
         levels=_levels(kw),

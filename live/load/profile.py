@@ -21,7 +21,10 @@ controlled groups, each measured with llama.cpp's own ``timings`` (``prompt_ms``
   and, where two such servers' threads need more than every core, beside a **twin**: a second
   llama-server of the same settings, decoding all the while, as the cloud stand-in runs beside
   the local server in a hybrid sweep (decode and prefill slow down by very different factors
-  there: a decode step's many short operations wait at the threads' barriers).
+  there: a decode step's many short operations wait at the threads' barriers). Each call
+  beside the twin records the share of its time each server's two compute threads ran stacked
+  on one core (``stacked``, ``twin_stacked``: the kernel's placement, which moves the figure
+  several-fold; ``live/monitors/thread_placement.py``).
 
 Each measured call is written to ``DIR/profile_calls.jsonl`` (probe, its parameters, the
 call's figures); ``calibration/server_profile.py`` fits ``DIR/server_profile.toml`` from them.
@@ -47,6 +50,7 @@ from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.load.level import build_prompt
 from agbench.live.load.probe_client import probe_client
+from agbench.live.monitors.thread_placement import PlacementSampler
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
@@ -132,13 +136,24 @@ def _measured(probe: str, params: dict[str, Any], r: ChatResult) -> Measured:
     )
 
 
+#: The twin probe's placement record: the sampler, the profiled server's pid, the twin's.
+TwinPlacement = tuple[PlacementSampler, int, int]
+
+
 class Profiler:
     """Runs the probes against one server; every call is kept in ``self.calls``."""
 
-    def __init__(self, options: ProfileOptions, client: ChatClient, counter: TokenCounter) -> None:
+    def __init__(
+        self,
+        options: ProfileOptions,
+        client: ChatClient,
+        counter: TokenCounter,
+        placement: TwinPlacement | None = None,
+    ) -> None:
         self.o = options
         self.client = client
         self.counter = counter
+        self.placement = placement
         self.calls: list[Measured] = []
         self._n = 0
         s = options.server
@@ -163,6 +178,18 @@ class Profiler:
 
     def _keep(self, probe: str, params: dict[str, Any], result: ChatResult) -> None:
         self.calls.append(_measured(probe, params, result))
+
+    def _keep_beside_twin(self, probe: str, params: dict[str, Any], result: ChatResult) -> None:
+        """A call beside the twin, with the share of its time each server's compute threads
+        were stacked on one core (``stacked``, ``twin_stacked``; where sampled)."""
+        if self.placement is not None:
+            sampler, profiled, twin = self.placement
+            t0, t1 = result.t_start, result.t_start + result.total_s
+            for key, pid in (("stacked", profiled), ("twin_stacked", twin)):
+                share = sampler.stacked_share(pid, t0, t1)
+                if share is not None:
+                    params[key] = round(share, 3)
+        self._keep(probe, params, result)
 
     def batch_sizes(self) -> list[int]:
         if self.o.quick:  # batch 2 starts the CPU's batched kernels; 4 shows how the step bends
@@ -348,7 +375,7 @@ class Profiler:
                 params = {"batch": 1, "ctx": DISPLACED_CONTEXT, "rep": first + k, "block": block}
                 result = await self._send(prompts[k % len(prompts)], DECODE_TOKENS)
                 decoded_s += result.total_s
-                self._keep("decode_cpu_twin", params, result)
+                self._keep_beside_twin("decode_cpu_twin", params, result)
                 k += 1
         self._say(f"cpu: decode beside a twin server decoding, block {block + 1} of {TWIN_BLOCKS}")
 
@@ -366,7 +393,8 @@ class Profiler:
         async with self._twin_decoding(twin):
             for n, group in fresh.items():
                 for rep, p in enumerate(group):
-                    self._keep("prefill_cpu_twin", {"tokens": n, "rep": rep}, await self._send(p, 1))
+                    result = await self._send(p, 1)
+                    self._keep_beside_twin("prefill_cpu_twin", {"tokens": n, "rep": rep}, result)
         self._say("cpu: prompts beside a twin server decoding")
 
     async def run_all(self, twin: ChatClient | None = None) -> None:
@@ -426,12 +454,12 @@ def needs_twin(options: ProfileOptions) -> bool:
 
 
 async def _profile(
-    options: ProfileOptions, url: str, alias: str, twin: ManagedServer | None
+    options: ProfileOptions, url: str, alias: str, twin: ManagedServer | None, placement: TwinPlacement | None
 ) -> list[Measured]:
     twin_client = ChatClient(twin.url, twin.alias, max_retries=0) if twin is not None else None
     try:
         async with probe_client(url, alias) as (client, counter):
-            profiler = Profiler(options, client, counter)
+            profiler = Profiler(options, client, counter, placement)
             await profiler.run_all(twin_client)
             return profiler.calls
     finally:
@@ -458,7 +486,10 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
             settings = replace(options.server, n_parallel=1, n_ctx=options.server.slot_ctx)
             twin = ManagedServer(settings, log_path=options.out / "llama-server-twin.log")
             twin.start()
-        calls = asyncio.run(_profile(options, url, alias, twin))
+        pids = [s.pid for s in (managed, twin) if s is not None and s.pid is not None]
+        with PlacementSampler(pids if len(pids) == 2 else []) as sampler:
+            placement = (sampler, pids[0], pids[1]) if len(pids) == 2 and sampler.available else None
+            calls = asyncio.run(_profile(options, url, alias, twin, placement))
     finally:
         for server in (twin, managed):
             if server is not None:

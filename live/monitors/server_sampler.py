@@ -17,6 +17,7 @@ import httpx
 
 from agbench.attempt import Endpoint, RunScope
 from agbench.live.monitors.sampler_thread import Sampler, SamplerThread, scope_ids
+from agbench.live.monitors.thread_placement import PlacementSampler
 from agbench.records import ServerSample
 
 
@@ -80,6 +81,7 @@ class ServerSampler(Sampler):
         server: str = Endpoint.LOCAL,
         kv_total: int | None = None,
         unified_kv: bool = False,
+        placement: tuple[PlacementSampler, int] | None = None,
     ) -> None:
         self.base = url.rstrip("/").removesuffix("/v1")
         self.writer = writer
@@ -88,6 +90,8 @@ class ServerSampler(Sampler):
         self.kv_total = kv_total
         self.unified_kv = unified_kv  # then every slot reports the whole pool as its n_ctx
         self.has_slots = True
+        self.placement = placement  # (the sampler watching the server's process, its pid)
+        self._last_t = time.time()
         self._client = httpx.Client(timeout=max(1.0, interval_s * 4), trust_env=False)
         self._thread = SamplerThread(self.sample_once, interval_s, "agbench-server-sampler")
 
@@ -100,6 +104,10 @@ class ServerSampler(Sampler):
         response.raise_for_status()
         metrics = parse_prometheus(response.text)
         sample = ServerSample(**self.ids, server=self.server, t=t)
+        if self.placement is not None:
+            watching, pid = self.placement
+            sample.threads_stacked = watching.stacked_share(pid, self._last_t, t)
+        self._last_t = t
         if any(name.startswith("vllm:") for name in metrics):
             self._fill_vllm(sample, metrics)
         else:

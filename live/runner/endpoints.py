@@ -25,7 +25,7 @@ from agbench.config import CloudSettings, Configuration, ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.architectures import plan_for
 from agbench.live.mock.provider import MOCK_PROVIDER_MODEL, MockProvider
-from agbench.live.monitors import ResourceSampler, ServerSampler
+from agbench.live.monitors import PlacementSampler, ResourceSampler, ServerSampler
 from agbench.live.proxy import RecordingProxy, Upstream
 from agbench.live.runner.options import (
     CLOUD_STANDIN_ALIAS,
@@ -226,17 +226,26 @@ class EndpointManager:
 
     # -- monitors --------------------------------------------------------------------------
     def start_monitors(self, scope: RunScope, eps: Endpoints) -> list[Sampler]:
-        """Resource sampler and one server sampler per managed server, for the configuration."""
+        """Resource sampler and one server sampler per managed server, for the configuration;
+        where a managed server computes on several threads, where they run (``threads_stacked``)."""
 
         started: list[Sampler] = []
         safe = re.sub(r"[^A-Za-z0-9._=-]+", "_", scope.config.key)
         interval = self.options.sample_interval_s
+        pids = {
+            name: server.pid
+            for name, (settings, server) in self.servers.items()
+            if settings.threads > 1 and server.pid is not None
+        }
         try:
             resource = ResourceSampler(
                 self.store.sample_writer(f"resources-{safe}").write, interval, scope=scope
             )
             resource.start()
             started.append(resource)
+            placement = PlacementSampler(list(pids.values()))
+            placement.start()
+            started.append(placement)
             for endpoint, url in eps.direct.items():
                 if self.options.provider == "mock":  # the mock provider has no /metrics to sample
                     continue
@@ -244,6 +253,7 @@ class EndpointManager:
                     continue  # a real cloud API has no /metrics to sample
                 name = Endpoint.LOCAL.value if endpoint is Endpoint.LOCAL else STANDIN_SERVER
                 settings = eps.settings.get(endpoint)
+                pid = pids.get(name)
                 sampler = ServerSampler(
                     url,
                     self.store.sample_writer(f"server-{name}-{safe}").write,
@@ -252,6 +262,7 @@ class EndpointManager:
                     kv_total=settings.n_ctx if settings else None,
                     unified_kv=bool(settings and settings.kv_unified),
                     scope=scope,
+                    placement=(placement, pid) if pid is not None and placement.available else None,
                 )
                 sampler.start()
                 started.append(sampler)

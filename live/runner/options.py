@@ -90,6 +90,7 @@ class SweepOptions:
     local_parallel: int | None = None  # slots; default: the configuration's concurrency
     local_kv_unified: bool = False
     local_threads: int | None = None
+    local_cpu_strict: bool = False  # both managed servers (local, stand-in): ServerSettings.cpu_strict
     agent: Annotated[str, Bound(choices=AGENT_NAMES)] = "model"
     trajectories: Path | None = None
     backend: Annotated[str, Bound(choices=SANDBOX_BACKENDS)] = "bwrap"
@@ -306,6 +307,7 @@ def local_server_settings(options: SweepOptions, concurrency: int) -> ServerSett
         n_ctx=options.local_ctx or DEFAULT_CTX_PER_SLOT * slots,
         n_parallel=slots,
         kv_unified=options.local_kv_unified,
+        cpu_strict=options.local_cpu_strict,
     )
     if options.local_threads:
         settings.threads = options.local_threads
@@ -318,6 +320,7 @@ def standin_server_settings(options: SweepOptions, concurrency: int) -> ServerSe
         model=options.local_model,
         n_ctx=DEFAULT_CTX_PER_SLOT * concurrency,
         n_parallel=concurrency,
+        cpu_strict=options.local_cpu_strict,
     )
     if options.local_threads:
         settings.threads = options.local_threads

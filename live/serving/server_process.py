@@ -36,6 +36,9 @@ def build_params(
     p.n_ubatch = int(settings["ubatch_size"])
     p.cache_type_k = getattr(xllamacpp.ggml_type, "GGML_TYPE_" + str(settings["cache_type_k"]).upper())
     p.cache_type_v = getattr(xllamacpp.ggml_type, "GGML_TYPE_" + str(settings["cache_type_v"]).upper())
+    if settings.get("cpu_strict"):
+        for cpu in (p.cpuparams, p.cpuparams_batch):
+            pin_threads_to_cores(cpu)
     p.use_jinja = True
     p.cont_batching = True
     p.endpoint_metrics = True
@@ -44,6 +47,18 @@ def build_params(
     if template:
         p.chat_template = template
     return p
+
+
+def pin_threads_to_cores(cpu: Any) -> None:
+    """llama.cpp's ``--cpu-strict 1`` with ``--cpu-mask`` set to the cores this process may run
+    on: ggml hands each compute thread the next core of the mask, one each."""
+    mask = list(cpu.cpumask)
+    for core in os.sched_getaffinity(0):
+        if core < len(mask):
+            mask[core] = True
+    cpu.cpumask = mask
+    cpu.mask_valid = True
+    cpu.strict_cpu = True
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
-from agbench.live.monitors import ResourceSampler, ServerSampler, parse_prometheus
+from agbench.live.monitors import PlacementSampler, ResourceSampler, ServerSampler, parse_prometheus
 from agbench.live.monitors.server_sampler import slot_state
 from agbench.live.providers import ChatClient
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
@@ -110,7 +110,11 @@ def test_resource_sampler_produces_samples() -> None:
 def test_server_samples_follow_real_load(server: ManagedServer) -> None:
     got: list[ServerSample] = []
     scope = RunScope("r", Configuration("d", Architecture.LO, 2))
-    sampler = ServerSampler(server.url, got.append, interval_s=0.1, scope=scope)
+    assert server.pid is not None
+    placement = PlacementSampler([server.pid])
+    sampler = ServerSampler(
+        server.url, got.append, interval_s=0.1, scope=scope, placement=(placement, server.pid)
+    )
 
     async def load() -> None:
         async with ChatClient(server.url, "smollm2-135m") as client:
@@ -119,12 +123,14 @@ def test_server_samples_follow_real_load(server: ManagedServer) -> None:
                 *[client.chat(prompt, max_tokens=120, extra_body={"ignore_eos": True}) for _ in range(2)]
             )
 
+    placement.start()
     sampler.start()
     try:
         asyncio.run(load())
         time.sleep(0.3)  # one more sample after the load
     finally:
         sampler.stop()
+        placement.stop()
     assert sampler.errors == 0
     assert len(got) >= 3
     assert all(s.slots_total == 2 and s.kv_total == 1024 for s in got)
@@ -134,6 +140,10 @@ def test_server_samples_follow_real_load(server: ManagedServer) -> None:
     assert got[-1].generated_tokens_total >= 240
     assert got[-1].prompt_tokens_total >= got[0].prompt_tokens_total + 80
     assert got[-1].slots_busy == 0
+    if placement.available:  # where the server's threads ran, a share of each sample's span
+        shares = [s.threads_stacked for s in got if s.threads_stacked is not None]
+        assert shares, "no sample read the placement"
+        assert all(0.0 <= x <= 1.0 for x in shares), shares
     assert sampler.cpu_fraction < 1.0  # a sanity bound only; bench/monitor_cost.py measures it
 
 

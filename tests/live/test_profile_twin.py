@@ -24,6 +24,7 @@ from agbench.live.load.profile import (
     Profiler,
     needs_twin,
 )
+from agbench.live.monitors.thread_placement import PlacementSampler
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
@@ -51,12 +52,15 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
     settings = ServerSettings(n_ctx=1024, n_parallel=1, threads=1)
     options = ProfileOptions(out=tmp_path, server=settings, repeats=1, quiet=True)
 
-    async def probe(main: ManagedServer, twin: ManagedServer) -> tuple[Profiler, CountingClient]:
+    async def probe(
+        main: ManagedServer, twin: ManagedServer, sampler: PlacementSampler
+    ) -> tuple[Profiler, CountingClient]:
         counters = CounterCache()
         client = ChatClient(main.url, main.alias, max_retries=0)
         twin_client = CountingClient(twin.url, twin.alias, max_retries=0)
+        placement = (sampler, main.pid or 0, twin.pid or 0) if sampler.available else None
         try:
-            profiler = Profiler(options, client, await counters.counter(main.url))
+            profiler = Profiler(options, client, await counters.counter(main.url), placement)
             await profiler.twin_decode(twin_client, 0)  # what run_all does first
             await profiler.cpu_twin(twin_client)  # and last
             return profiler, twin_client
@@ -65,8 +69,12 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
             await twin_client.aclose()
             await counters.aclose()
 
-    with ManagedServer(settings) as main, ManagedServer(settings) as twin:
-        profiler, twin_client = asyncio.run(probe(main, twin))
+    with (
+        ManagedServer(settings) as main,
+        ManagedServer(settings) as twin,
+        PlacementSampler([main.pid or 0, twin.pid or 0]) as sampler,
+    ):
+        profiler, twin_client = asyncio.run(probe(main, twin, sampler))
     decode = [c for c in profiler.calls if c.probe == "decode_cpu_twin"]
     prefill = [c for c in profiler.calls if c.probe == "prefill_cpu_twin"]
     # decode calls in TWIN_BLOCKS blocks until each covers its share of TWIN_DECODE_S (here a
@@ -86,6 +94,10 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
     assert sorted(c.params["tokens"] for c in prefill) == sorted(lengths * TWIN_REPEATS)
     assert all(c.prompt_tokens > c.cached_tokens for c in prefill)
     assert all(c.predicted_ms and c.prompt_ms for c in decode + prefill)
+    if sampler.available:  # where each server's threads ran during each call: a share of it
+        shares = [c.params[key] for c in decode + prefill for key in ("stacked", "twin_stacked")]
+        assert len(shares) == 2 * len(decode + prefill)
+        assert all(0.0 <= s <= 1.0 for s in shares)
     # the twin was decoding all the while: the twin's requests cover every measured call, with
     # no more than a request's turnaround between two of them
     for c in decode + prefill:

@@ -74,6 +74,14 @@ def template_drops_tools(base_url: str) -> bool:
     return isinstance(caps, dict) and caps.get("supports_tools") is False
 
 
+def threads_unpinned_beyond_cores(servers: list[ServerSettings], cores: int) -> bool:
+    """Whether these managed servers, run at once, need more compute threads than ``cores``
+    with some of them left to the kernel's placement: it then at times stacks a server's
+    threads on one core, and that server nearly stops (docs/design.md, "Where the threads
+    run")."""
+    return sum(s.threads for s in servers) > cores and not all(s.cpu_strict for s in servers)
+
+
 class EndpointManager:
     """Starts and stops each configuration's endpoints; keeps the managed servers between them."""
 
@@ -83,6 +91,7 @@ class EndpointManager:
         self.on_call = on_call
         self.servers: dict[str, tuple[ServerSettings, ManagedServer]] = {}
         self.mock: MockProvider | None = None  # --provider mock: one offline provider per sweep
+        self._warned_placement = False
 
     # -- servers ---------------------------------------------------------------------------
     async def server(
@@ -99,6 +108,16 @@ class EndpointManager:
         server = ManagedServer(settings, alias=alias, log_path=self.server_log(name, config))
         self.servers[name] = (settings, server)
         await asyncio.to_thread(server.start)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        running = [s for s, _ in self.servers.values()]
+        if len(running) > 1 and not self._warned_placement and threads_unpinned_beyond_cores(running, cores):
+            self._warned_placement = True
+            log.warning(
+                "the managed servers need %d threads on %d cores, placed by the kernel: where it "
+                "stacks one server's threads on one core that server nearly stops, and how often "
+                "moves between runs; --local-cpu-strict pins them (docs/design.md, 'Where the threads run')",
+                sum(s.threads for s in running), cores,
+            )  # fmt: skip
         log.info(
             "%s server %s at %s: %d slot(s), ctx %d%s, %d thread(s)",
             name, settings.model, server.url, settings.n_parallel, settings.n_ctx,
@@ -278,4 +297,10 @@ class EndpointManager:
                 monitor.stop()
 
 
-__all__ = ["STANDIN_SERVER", "EndpointManager", "Endpoints", "template_drops_tools"]
+__all__ = [
+    "STANDIN_SERVER",
+    "EndpointManager",
+    "Endpoints",
+    "template_drops_tools",
+    "threads_unpinned_beyond_cores",
+]

@@ -7,8 +7,8 @@ commands is only the defaults, and whether the contract's short spellings (``--c
 ``--parallel``, ``--kv-unified``, ``--threads``, ``--cpu-strict``, which ``serve`` and ``load``
 accept) are aliases. With the aliases a command receives the values under the short names
 (``ctx``, ``parallel``, ``kv_unified``, ``threads``, ``cpu_strict``), else under the long ones
-(``local_ctx``, ...). A default of None
-leaves the setting to the command (``run``/``sweep`` size the server per concurrency level).
+(``local_ctx``, ...). A default of None leaves the setting to the command (``run``/``sweep``
+size the server per concurrency level).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def busiest_threads(pid: int, n: int = COMPUTE_THREADS) -> list[str]:
         path = f"{base}/{tid}/stat"
         try:
             ticks[path] = thread_stat(path)[0]
-        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
+        except OSError:  # the thread ended meanwhile
             continue
     return sorted(ticks, key=lambda p: ticks[p], reverse=True)[:n]
 
@@ -83,14 +83,17 @@ class PlacementSampler(Sampler):
         now = time.time()
         for w in self._watched:
             if now - w.picked_at >= REPICK_S or len(w.threads) < COMPUTE_THREADS:
-                threads, w.picked_at = busiest_threads(w.pid), now
+                try:
+                    threads, w.picked_at = busiest_threads(w.pid), now
+                except OSError:  # the process has ended: the others are still sampled
+                    continue
                 if threads != w.threads:
                     w.threads, w.ticks = threads, -1
             if len(w.threads) < COMPUTE_THREADS:
                 continue
             try:
                 stats = [thread_stat(p) for p in w.threads]
-            except (FileNotFoundError, ProcessLookupError):
+            except OSError:
                 w.picked_at = -1e18  # a thread ended: pick again next time
                 continue
             ticks = sum(t for t, _ in stats)

@@ -53,7 +53,8 @@ def pin_threads_to_cores(cpu: Any) -> None:
     """llama.cpp's ``--cpu-strict 1`` with ``--cpu-mask`` set to the cores this process may run
     on: ggml hands each compute thread the next core of the mask, one each."""
     mask = list(cpu.cpumask)
-    for core in os.sched_getaffinity(0):
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+    for core in cores:
         if core < len(mask):
             mask[core] = True
     cpu.cpumask = mask

@@ -33,6 +33,10 @@ sys.stdin.read()
 
 
 def stacked_share_of(cores: tuple[int, int]) -> float | None:
+    """The spinners' stacked share, watched beside a process that has already ended (whose
+    samples fail without stopping the others)."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
     child = subprocess.Popen(
         [sys.executable, "-c", SPINNERS, *map(str, cores)],
         stdin=subprocess.PIPE,
@@ -43,7 +47,7 @@ def stacked_share_of(cores: tuple[int, int]) -> float | None:
         assert child.stdout.readline().strip() == b"ready"
         time.sleep(0.3)  # the spinners have used CPU time: they are the busiest threads
         assert len(busiest_threads(child.pid)) == 2
-        with PlacementSampler([child.pid], interval_s=0.02) as sampler:
+        with PlacementSampler([ended.pid, child.pid], interval_s=0.02) as sampler:
             t0 = time.time()
             time.sleep(0.6)
             return sampler.stacked_share(child.pid, t0, time.time())

@@ -20,7 +20,8 @@ each server, the share of the together span (sampled every 100 ms) in which its 
 threads last ran on the same core; ``strict`` starts both servers with llama.cpp's
 ``--cpu-strict 1`` (``ServerSettings.cpu_strict``: thread i on core i, so each core holds one
 thread of each server); ``paired`` pins each server's threads to one core of its own for the
-together span (what ``free`` drifts into), its speed alone measured before the pinning.
+together span (what ``free`` drifts into), its speed alone measured before the pinning, and
+16 tokens each instead of ``--tokens`` (pinned that way a server runs at a few thousandths).
 
     .venv/bin/python bench/twin_progress.py [--threads 2] [--tokens 160] [--trials 6]
     .venv/bin/python bench/twin_progress.py --placement strict [--trials 6]

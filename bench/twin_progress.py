@@ -45,6 +45,7 @@ import httpx
 from agbench.config import ServerSettings
 from agbench.live.monitors.thread_placement import PlacementSampler, busiest_threads
 from agbench.live.serving.llama_server import ManagedServer
+from agbench.usable_cores import usable_cores
 
 PROMPT = [{"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]
 
@@ -96,7 +97,7 @@ def tokens_in(s: Stream, lo: float, hi: float) -> int:
 @contextlib.contextmanager
 def pinned_apart(servers: tuple[ManagedServer, ManagedServer]) -> Iterator[None]:
     """Each server's compute threads on one core of its own (``paired``), undone afterwards."""
-    everywhere = sorted(os.sched_getaffinity(0))
+    everywhere = usable_cores()
     tids = [[int(p.split("/")[-2]) for p in busiest_threads(s.pid or 0)] for s in servers]
     for core, server in enumerate(tids):
         for tid in server:

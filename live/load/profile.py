@@ -36,7 +36,6 @@ import asyncio
 import contextlib
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -56,6 +55,7 @@ from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import TokenCounter
 from agbench.load import PROFILE_CALLS_FILE, RequestSpec
+from agbench.usable_cores import available_cores
 
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
 DECODE_TOKENS = 48
@@ -432,11 +432,6 @@ async def twin_decoding(twin: ChatClient, prompt: list[dict[str, Any]]) -> Async
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity, not the machine's count)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 async def fit_follow_up(counter: TokenCounter, messages: list[dict[str, Any]], tokens: int, key: str) -> None:

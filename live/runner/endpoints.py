@@ -36,6 +36,7 @@ from agbench.live.runner.options import (
 )
 from agbench.live.serving import ManagedServer
 from agbench.store import RunStore
+from agbench.usable_cores import available_cores
 
 if TYPE_CHECKING:
     from agbench.live.monitors.sampler_thread import Sampler
@@ -108,7 +109,7 @@ class EndpointManager:
         server = ManagedServer(settings, alias=alias, log_path=self.server_log(name, config))
         self.servers[name] = (settings, server)
         await asyncio.to_thread(server.start)
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        cores = available_cores()
         running = [s for s, _ in self.servers.values()]
         if len(running) > 1 and not self._warned_placement and threads_unpinned_beyond_cores(running, cores):
             self._warned_placement = True

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+from agbench.usable_cores import usable_cores
+
 
 def build_params(
     settings: dict[str, Any], model_path: str, port: int, alias: str, template: str | None
@@ -53,8 +55,7 @@ def pin_threads_to_cores(cpu: Any) -> None:
     """llama.cpp's ``--cpu-strict 1`` with ``--cpu-mask`` set to the cores this process may run
     on: ggml hands each compute thread the next core of the mask, one each."""
     mask = list(cpu.cpumask)
-    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
-    for core in cores:
+    for core in usable_cores():
         if core < len(mask):
             mask[core] = True
     cpu.cpumask = mask

@@ -27,6 +27,12 @@
 #     have none left), C = 1, 2, 4, 8 only (to record it and its repeat in one sitting), and
 #     the full grid as its own profile (the documented path since the quick grid's masked
 #     and context ranges were found short), recorded after the decode-step wait (e91c379).
+#   test-pool3584-t2-strict: a 3,584-cell pool, two server threads held one per core
+#     (--local-cpu-strict, llama.cpp's --cpu-strict 1, profile and sweeps alike: the README's
+#     calibration path where two servers' threads outnumber the cores), set A's tasks (one per
+#     category, recorded before only at 2,048 cells and one thread), C = 1, 2, 4, 8, the full grid,
+#     recorded after thread placement was measured (9da0ef2) to test pinned profile + C = 1 on a
+#     sweep nobody tuned to.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -49,14 +55,16 @@ E_TASKS=(lf-backup-diff lf-longest-thread rt-expense-fx rt-plant-watering calc-f
 F_TASKS=(calc-grocery-knapsack calc-vault-pin lf-electricity-invoice lf-secret-scan
          rt-quillpy-upgrade rt-home-office-deduction term-fix-ini-parser term-contacts-json-csv)
 
-settings() {  # NAME -> ctx threads levels grid (the profile-server grid of its own profile)
+settings() {  # NAME -> ctx threads levels grid placement (grid: of its own profile; placement:
+  # free = left to the kernel, strict = --cpu-strict, one thread per core, profile and sweeps)
   case "$1" in
-    test-pool2048-t1) echo "2048 1 $LEVELS quick" ;;
-    test-pool8192-t2) echo "8192 2 $LEVELS quick" ;;
-    test-pool6144-t2) echo "6144 2 $LEVELS quick" ;;
-    test-pool3072-t1) echo "3072 1 $LEVELS quick" ;;
-    test-pool5120-t1) echo "5120 1 $LEVELS quick" ;;
-    test-pool4608-t2) echo "4608 2 1,2,4,8 full" ;;
+    test-pool2048-t1) echo "2048 1 $LEVELS quick free" ;;
+    test-pool8192-t2) echo "8192 2 $LEVELS quick free" ;;
+    test-pool6144-t2) echo "6144 2 $LEVELS quick free" ;;
+    test-pool3072-t1) echo "3072 1 $LEVELS quick free" ;;
+    test-pool5120-t1) echo "5120 1 $LEVELS quick free" ;;
+    test-pool4608-t2) echo "4608 2 1,2,4,8 full free" ;;
+    test-pool3584-t2-strict) echo "3584 2 1,2,4,8 full strict" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -76,13 +84,16 @@ begin() {  # NAME: trajectories and the commit, once
 
 sweep() {  # NAME TASKVAR OUTNAME
   local here="$REF/$1" out="$REF/$1/$3"
-  read -r ctx threads levels _ < <(settings "$1")
+  read -r ctx threads levels _ placement < <(settings "$1")
   mapfile -t args < <(task_args "$1" "$2")
+  local strict=()
+  [ "$placement" = strict ] && strict=(--local-cpu-strict)
   rm -rf "$out"
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_before.txt"
   nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$here/trajectories.jsonl" \
     --archs LO,CO,HCL,HLL --concurrency "$levels" "${args[@]}" \
-    --local-ctx "$ctx" --local-kv-unified --local-threads "$threads" --out "$out" --quiet
+    --local-ctx "$ctx" --local-kv-unified --local-threads "$threads" "${strict[@]}" \
+    --out "$out" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_after.txt"
   cp "$here/trajectories.jsonl" "$out/trajectories.jsonl"
   rm -rf "$out/journal" "$out/traces/parts" "$out/raw_responses.jsonl" "$out/logs" \
@@ -91,12 +102,13 @@ sweep() {  # NAME TASKVAR OUTNAME
 
 profile() {  # NAME
   local here="$REF/$1"
-  read -r ctx threads _ grid < <(settings "$1")
-  local quick=(--quick)
+  read -r ctx threads _ grid placement < <(settings "$1")
+  local quick=(--quick) strict=()
   [ "$grid" = full ] && quick=()
+  [ "$placement" = strict ] && strict=(--cpu-strict)
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
   nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" --kv-unified \
-    --threads "$threads" --parallel 8 --out "$here/profile" --quiet
+    --threads "$threads" "${strict[@]}" --parallel 8 --out "$here/profile" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_after.txt"
   cp "$here/profile/server_profile.toml" "$here/server_profile.toml"
   rm -f "$here"/profile/llama-server*.log
@@ -109,7 +121,7 @@ full_profile() {  # NAME: the full grid (profile-server without --quick), record
   # fidelity scores it beside the set's own profile, which stays the protocol. The sweeps are
   # not re-recorded.
   local here="$REF/$1"
-  read -r ctx threads _ _ < <(settings "$1")
+  read -r ctx threads _ _ _ < <(settings "$1")
   test ! -e "$here/profile-full" || { echo "$here/profile-full exists: recorded once" >&2; exit 1; }
   git rev-parse HEAD > "$here/profile-full.recorded_at_commit.txt"
   { date -u +%FT%TZ; uptime; } > "$here/profile-full.load_before.txt"
@@ -132,6 +144,7 @@ if [ -n "${1:-}" ]; then
     test-pool3072-t1) var=D_TASKS ;;
     test-pool5120-t1) var=E_TASKS ;;
     test-pool4608-t2) var=F_TASKS ;;
+    test-pool3584-t2-strict) var=A_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

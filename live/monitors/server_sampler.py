@@ -90,6 +90,7 @@ class ServerSampler(Sampler):
         self.kv_total = kv_total
         self.unified_kv = unified_kv  # then every slot reports the whole pool as its n_ctx
         self.has_slots = True
+        self._idle_slots: tuple[int, int] | None = None  # (slots, pool cells) once /slots answered
         self.placement = placement  # (the sampler watching the server's process, its pid)
         self._last_t = time.time()
         self._client = httpx.Client(timeout=max(1.0, interval_s * 4), trust_env=False)
@@ -123,7 +124,13 @@ class ServerSampler(Sampler):
         # llama.cpp's prompt_tokens_total excludes cached tokens; the table counts all of them.
         sample.prompt_tokens_total = int(metrics.get("llamacpp:prompt_tokens_total", 0)) + cached
         sample.generated_tokens_total = int(metrics.get("llamacpp:tokens_predicted_total", 0))
-        if self.has_slots:
+        if self.has_slots and sample.requests_processing == 0 and self._idle_slots is not None:
+            # No slot processing: /slots would say busy 0 and no cells in use (only busy slots
+            # hold cells here), and the pool's size does not change while the server runs. Not
+            # asking halves what sampling an idle server costs it (bench/monitor_cost.py).
+            sample.slots_busy, sample.kv_used = 0, 0
+            sample.slots_total, sample.kv_total = self._idle_slots
+        elif self.has_slots:
             response = self._client.get(self.base + "/slots")
             if response.status_code in (404, 501):
                 self.has_slots = False  # slots endpoint off: counts from /metrics only
@@ -132,6 +139,7 @@ class ServerSampler(Sampler):
                 busy, total, used, size = slot_state(response.json())
                 sample.slots_busy, sample.slots_total, sample.kv_used = busy, total, used
                 sample.kv_total = self.kv_total or (size // max(1, total) if self.unified_kv else size)
+                self._idle_slots = (total, sample.kv_total)
         if not self.has_slots:
             sample.slots_busy = sample.requests_processing
             sample.kv_total = self.kv_total or 0

@@ -55,6 +55,45 @@ def test_vllm_metrics_fill_a_sample() -> None:
     assert sample.generated_tokens_total == 300
 
 
+def _llamacpp_metrics(processing: int) -> str:
+    return (
+        "# TYPE llamacpp:requests_processing gauge\n"
+        f"llamacpp:requests_processing {processing}\n"
+        "llamacpp:requests_deferred 0\n"
+        "llamacpp:tokens_predicted_total 42\n"
+    )
+
+
+def test_idle_llamacpp_server_is_not_asked_for_slots_again() -> None:
+    """/slots is asked once to learn the pool, then only while a slot is processing: an idle
+    server's busy slots and cells in use are 0 whatever /slots would say."""
+    slots = (
+        '[{"id": 0, "n_ctx": 2048, "is_processing": true, "n_prompt_tokens": 70}, {"id": 1, "n_ctx": 2048}]'
+    )
+    script = [
+        FakeResponse(body=_llamacpp_metrics(0)),
+        FakeResponse(body=slots),  # the first sample learns the pool
+        FakeResponse(body=_llamacpp_metrics(0)),  # idle: no /slots
+        FakeResponse(body=_llamacpp_metrics(1)),
+        FakeResponse(body=slots),  # busy: /slots again
+    ]
+
+    async def go() -> tuple[list[ServerSample], int]:
+        async with FakeOpenAIServer(script) as fake:
+            sampler = ServerSampler(fake.url + "/v1", lambda s: None, unified_kv=True)
+            try:
+                got = [await asyncio.to_thread(sampler.sample_once) for _ in range(3)]
+            finally:
+                sampler.stop()
+            return got, len(fake.requests)
+
+    (first, idle, busy), asked = asyncio.run(go())
+    assert asked == 5
+    assert (first.slots_total, first.kv_total, first.kv_used) == (2, 2048, 70)
+    assert (idle.slots_busy, idle.slots_total, idle.kv_used, idle.kv_total) == (0, 2, 0, 2048)
+    assert (busy.slots_busy, busy.kv_used, busy.requests_processing) == (1, 70, 1)
+
+
 def test_slot_state_counts_busy_slots_tokens() -> None:
     slots = [
         {

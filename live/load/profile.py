@@ -87,6 +87,9 @@ TWIN_DECODE_S = 60.0
 TWIN_DECODE_CALLS = 12
 #: The decode calls beside the twin come in this many blocks, at the profile's start and end.
 TWIN_BLOCKS = 2
+#: Masked-probe calls per grid point on the full grid, whatever a smaller ``--repeats``: the
+#: term's fit had 12 calls, and its error was 57-77 % of the mean excess it fitted.
+MASKED_REPEATS = 3
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 
 
@@ -269,9 +272,12 @@ class Profiler:
         return [base] if self.o.quick or long < FULL_POOL_MIN_RATIO * base else [base, long]
 
     def masked_grid(self) -> list[tuple[int, int, int]]:
-        """(background sequences, cells each, probe prompt tokens) within the pool."""
+        """(background sequences, cells each, probe prompt tokens) within the pool. The full
+        grid reaches three quarters of it (a sweep at eight agents fills it; the term is
+        straight that far, bench/masked_range.py)."""
         grid: list[tuple[int, int, int]] = []
-        for k, share in ((1, 0.25), (1, 0.5), (2, 0.3)) if not self.o.quick else ((1, 0.4),):
+        shares = ((1, 0.25), (1, 0.5), (1, 0.75), (2, 0.3)) if not self.o.quick else ((1, 0.4),)
+        for k, share in shares:
             held = int(self.pool * share)
             for tokens in (64, 384):
                 if k > self.parallel - 1:
@@ -280,24 +286,40 @@ class Profiler:
                     grid.append((k, held, tokens))
         return grid
 
+    def masked_repeats(self) -> int:
+        """Calls per masked grid point: one call's prompt time spreads -9 to +40 % around its
+        point's median (bench/masked_range.py) for a term a tenth to a third of it, so the
+        full grid takes at least three."""
+        return self.o.repeats if self.o.quick else max(MASKED_REPEATS, self.o.repeats)
+
     async def masked(self) -> None:
-        """A prompt processed while ``k`` background sequences holding cells decode beside it."""
+        """A prompt processed while ``k`` background sequences holding cells decode beside it.
+        Each repetition reads its backgrounds once and measures every probe length beside them
+        (their prompts cached, the backgrounds decode at once): reading a background of three
+        quarters of the pool takes longer than the probes."""
         if not self.o.server.kv_unified or self.parallel < 2:
             return
+        points: dict[tuple[int, int], list[int]] = {}
         for k, held, tokens in self.masked_grid():
-            for rep in range(self.o.repeats):
+            points.setdefault((k, held), []).append(tokens)
+        for (k, held), lengths in points.items():
+            for rep in range(self.masked_repeats()):
                 bg_prompts = [await self._prompt(held) for _ in range(k)]
                 for p in bg_prompts:
                     await self._send(p, 1)  # cached: the backgrounds decode at once
-                probe_prompt = await self._prompt(tokens)
-                bg = [asyncio.create_task(self._send(p, 200)) for p in bg_prompts]
-                await asyncio.sleep(0.5)  # the backgrounds are decoding
-                t_sent = time.time()
-                result = await self._send(probe_prompt, 1)
-                self._keep("masked", {"background": k, "held": held, "tokens": tokens, "rep": rep}, result)
-                for r in await asyncio.gather(*bg):
-                    self._keep("masked_background", {"background": k, "held": held, "probe_sent": t_sent}, r)
-            self._say(f"masked: {k} background sequence(s) of {held} cells, {tokens}-token prompt")
+                for tokens in lengths:
+                    probe_prompt = await self._prompt(tokens)
+                    bg = [asyncio.create_task(self._send(p, 200)) for p in bg_prompts]
+                    await asyncio.sleep(0.5)  # the backgrounds are decoding
+                    t_sent = time.time()
+                    result = await self._send(probe_prompt, 1)
+                    params = {"background": k, "held": held, "tokens": tokens, "rep": rep}
+                    self._keep("masked", params, result)
+                    for r in await asyncio.gather(*bg):
+                        self._keep(
+                            "masked_background", {"background": k, "held": held, "probe_sent": t_sent}, r
+                        )
+            self._say(f"masked: {k} background sequence(s) of {held} cells, {lengths}-token prompts")
 
     async def restore(self) -> None:
         """Follow-ups whose conversation went to the host-memory prompt cache and came back:

@@ -49,3 +49,23 @@ def test_the_full_grid_reads_a_follow_up_on_a_long_prefix_where_a_slot_holds_it(
     assert profiler(8192, 8).cached_prefixes() == [1024, 2048]
     assert profiler(2048, 8).cached_prefixes() == [1024]  # 1,024 is as long as half a slot allows
     assert profiler(4096, 8, quick=True).cached_prefixes() == [256]
+
+
+def test_the_full_grid_holds_backgrounds_to_three_quarters_of_the_pool_three_times_each() -> None:
+    """A sweep at eight agents fills the pool; the masked-cell term is read up to it."""
+    full, quick = profiler(4096, 8), profiler(4096, 8, quick=True)
+    assert sorted({(k, held) for k, held, _ in full.masked_grid()}) == [
+        (1, 1024),
+        (1, 2048),
+        (1, 3072),
+        (2, 1228),
+    ]
+    assert {t for _, _, t in full.masked_grid()} == {64, 384}
+    assert (full.masked_repeats(), quick.masked_repeats()) == (3, 2)
+    assert quick.masked_grid() == [(1, 1638, 64), (1, 1638, 384)]
+    # a small pool keeps only the points that leave the probe room: three quarters of 2,048
+    # cells with a 64-token probe, not with a 384-token one
+    small = profiler(2048, 8).masked_grid()
+    assert (1, 1536, 64) in small
+    assert (1, 1536, 384) not in small
+    assert profiler(4096, 1).masked_grid() == []  # one slot: no background beside the probe

@@ -288,7 +288,7 @@ class Profiler:
 
     def masked_repeats(self) -> int:
         """Calls per masked grid point: one call's prompt time spreads -9 to +40 % around its
-        point's median (bench/masked_range.py) for a term a tenth to a third of it, so the
+        point's median (bench/masked_range.py) for a term a tenth to a fifth of it, so the
         full grid takes at least three."""
         return self.o.repeats if self.o.quick else max(MASKED_REPEATS, self.o.repeats)
 

@@ -20,6 +20,8 @@ from agbench.attempt import Endpoint
 from agbench.boot_session import same_boot
 from agbench.calibration.cpu_fit import CROWDED_KEYS
 from agbench.calibration.harness_fit import fit_harness
+from agbench.calibration.held_out_error import default_file as default_held_out_error
+from agbench.calibration.held_out_error import load as load_held_out_error
 from agbench.calibration.machine_load import QUIET_BACKGROUND_CORES, quiet_mask
 from agbench.calibration.noise_floor import default_floor
 from agbench.calibration.noise_floor import load as load_noise_floor
@@ -276,6 +278,7 @@ def calibrate(
     concurrency: list[int] | None = None,
     server_profile: Path | None = None,
     noise_floor: Path | Literal["shipped"] | None = "shipped",
+    held_out_error: Path | Literal["shipped"] | None = "shipped",
 ) -> Path:
     """Fit a profile from live runs (optionally only some concurrency levels) and write it.
 
@@ -283,12 +286,17 @@ def calibrate(
     behaviour (turns, tokens, tool and harness times, cloud latency) from the runs: the
     documented path is a profile plus the C = 1 run alone. ``noise_floor`` (a file of
     ``agbench noise-floor``; "shipped": the one this package ships; None: none) goes into
-    ``fit.noise_floor``: the least an interval of this profile is widened to."""
+    ``fit.noise_floor``: the least an interval of this profile is widened to; ``held_out_error``
+    (a file of ``agbench held-out-error``, "shipped" or None) into ``fit.held_out_error``: the
+    least a band at a level the fit did not see is widened to."""
     traces = load_live(run_dirs, concurrency)
     overlay = fit_profile(traces)
     if noise_floor is not None:
         floor_path = default_floor() if noise_floor == "shipped" else Path(noise_floor)
         overlay.setdefault("fit", {})["noise_floor"] = load_noise_floor(floor_path)
+    if held_out_error is not None:
+        error_path = default_held_out_error() if held_out_error == "shipped" else Path(held_out_error)
+        overlay.setdefault("fit", {})["held_out_error"] = load_held_out_error(error_path)
     if server_profile is not None:
         overlay = lay_server_profile(overlay, server_profile)
         _check_session(overlay["fit"]["server_profile"], traces, server_profile)

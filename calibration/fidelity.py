@@ -62,6 +62,13 @@ TEST_RUN, TEST_REPEAT = "run", "run-2"
 FULL_PROFILE = Path("profile-full") / SERVER_PROFILE_FILE
 
 
+#: Said of every development set: the held-out error its bands are widened to was measured there.
+IN_SAMPLE_NOTE = (
+    "(the held-out error agbench ships was measured on the development recordings: their held-out "
+    "bands' coverage is in-sample; bench/held_out_coverage.py scores it leave-one-set-out)\n"
+)
+
+
 @dataclass(frozen=True)
 class Target:
     """One fidelity target. ``pct``: the held-out MAPE is at most ``bound`` %;
@@ -409,6 +416,8 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
         parts.append(
             f"######## {ref.name} set" + ("" if ref.server_profile else " (no server profile)") + "\n"
         )
+        if ref.name.startswith("development") and ref.server_profile is not None:
+            parts.append(IN_SAMPLE_NOTE)
         folder = base / ref.name.replace(" ", "-")
         recordings = [*ref.runs, *(r for r in ref.repeats if r is not None)]
         for profile in (ref.server_profile, ref.later_profile):

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agbench.calibration.held_out_error import held_out_reach, held_out_source
 from agbench.calibration.noise_floor import floor_sigmas, floor_source
 from agbench.results.summary import IntervalKind
 from agbench.sim.scenario import Scenario
@@ -57,7 +58,8 @@ METHOD = (
     "configuration, stratified over its quantiles), with "
     "each draw's turn gaps, request overheads, sandbox setup and tool times drawn around their "
     "means with the spread measured at the fit levels; each band then made no narrower than the "
-    "profile's noise floor between live recordings; turns and tokens not drawn"
+    "profile's noise floor between live recordings and, at a level the fit did not see, than "
+    "the simulator's held-out error; turns and tokens not drawn"
 )
 
 #: What a scored point is where there are draws (calibration/scoring.predictive_median).
@@ -94,6 +96,10 @@ DEFAULT_DRAWS = 20
 JITTER_DRAWN = "timing jitter: turn gaps, request overheads, sandbox setup and tool times"
 #: What the noise floor adds, as ``drawn`` names it (noise_floor.py: a floor, not a draw).
 FLOOR_DRAWN = "each band no narrower than two live recordings of a configuration differ by"
+#: What the held-out error adds, as ``drawn`` names it (held_out_error.py: a floor, not a draw).
+HELD_OUT_DRAWN = (
+    "each band at a concurrency the fit did not see no narrower than the simulator's 90 % held-out error"
+)
 NOT_DRAWN_CALIBRATED = [
     "agents' turns and tokens (as the trajectories record them)",
     "the workload (one seed: the same tasks in the same order in every draw)",
@@ -117,6 +123,11 @@ class DrawPlan:
     reason: str = ""
     #: dotted figure key -> sigma: each band widened to it (noise_floor.py); empty: not widened
     floor: dict[str, float] = field(default_factory=dict)
+    #: dotted figure key -> log half-width: each band at a concurrency outside ``fit_levels``
+    #: widened to it too (held_out_error.py); empty: not widened
+    held_out: dict[str, float] = field(default_factory=dict)
+    #: the concurrency levels the profile was fitted on
+    fit_levels: list[int] = field(default_factory=list)
 
 
 def default_draws(scenario: Scenario) -> int:
@@ -131,6 +142,7 @@ def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
     if has_bootstrap(fit):
         servers = server_draws(fit, draws, seed)
         floor = floor_sigmas(fit)
+        held_out = held_out_reach(fit)
         return DrawPlan(
             kind="calibrated",
             overlays=[{"server": d} for d in servers],
@@ -139,9 +151,12 @@ def draw_plan(scenario: Scenario, draws: int, seed: int = 0) -> DrawPlan:
                 *sorted({k for d in servers for k in (*d["rates"], *d) if k != "rates"}),
                 JITTER_DRAWN,
                 *([f"{FLOOR_DRAWN} ({floor_source(fit)})"] if floor else []),
+                *([f"{HELD_OUT_DRAWN} ({held_out_source(fit)})"] if held_out else []),
             ],
             not_drawn=list(NOT_DRAWN_CALIBRATED),
             floor=floor,
+            held_out=held_out,
+            fit_levels=[int(c) for c in fit.get("concurrency", [])],
         )
     if scenario.uncertain:
         stated = stated_values(scenario.profile)

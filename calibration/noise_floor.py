@@ -163,25 +163,32 @@ def floor_source(fit: dict[str, Any]) -> str | None:
     return str(floor.get("source") or "unnamed")
 
 
-def widened(band: tuple[float, float], point: float | None, sigma: float) -> tuple[float, float]:
+def widened(
+    band: tuple[float, float], point: float | None, sigma: float, reach: float = 0.0
+) -> tuple[float, float]:
     """``band`` (p05, p95) made no narrower, on either side of ``point``, than the noise floor's
-    90 % half-width (``Z90 * sigma`` in log space). A point that is not positive, or no floor,
-    leaves the band as it is."""
-    if sigma <= 0 or point is None or not math.isfinite(point) or point <= 0:
+    90 % half-width (``Z90 * sigma`` in log space), nor than ``reach`` (a log half-width: a
+    held-out level's, held_out_error.py). A point that is not positive, or neither floor, leaves
+    the band as it is."""
+    half = max(Z90 * sigma, reach)
+    if half <= 0 or point is None or not math.isfinite(point) or point <= 0:
         return band
     lo, hi = band
-    reach = math.exp(Z90 * sigma)
-    return min(lo, point / reach), max(hi, point * reach)
+    return min(lo, point / math.exp(half)), max(hi, point * math.exp(half))
 
 
-def floored(metrics: dict[str, MetricInterval], sigmas: dict[str, float]) -> dict[str, MetricInterval]:
+def floored(
+    metrics: dict[str, MetricInterval], sigmas: dict[str, float], reaches: dict[str, float] | None = None
+) -> dict[str, MetricInterval]:
     """``agbench sim --draws`` intervals (dotted key -> interval) each widened to its figure's
-    floor about the draws' median."""
+    floor about the draws' median: the noise floor, and at a held-out level the held-out
+    error's ``reaches`` too."""
     out = dict(metrics)
-    for key, sigma in sigmas.items():
+    reaches = reaches or {}
+    for key in set(sigmas) | set(reaches):
         iv = out.get(key)
         if iv is not None:
-            lo, hi = widened((iv.p05, iv.p95), iv.p50, sigma)
+            lo, hi = widened((iv.p05, iv.p95), iv.p50, sigmas.get(key, 0.0), reaches.get(key, 0.0))
             out[key] = iv.model_copy(update={"p05": lo, "p95": hi})
     return out
 

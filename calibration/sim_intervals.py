@@ -89,7 +89,9 @@ def run_intervals(
                 drawn=plan.drawn,
                 not_drawn=plan.not_drawn,
                 reason="" if mine else "no draw simulated this configuration",
-                metrics=floored(interval_metrics(mine), plan.floor),
+                metrics=floored(
+                    interval_metrics(mine), plan.floor, None if key[2] in plan.fit_levels else plan.held_out
+                ),
             )
         device, arch, conc = key
         entries.append(

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from agbench.calibration.compared_metrics import METRICS, metric_value
+from agbench.calibration.held_out_error import held_out_reach, held_out_source
 from agbench.calibration.intervals import (
     DEFAULT_DRAWS,
     LEVEL,
@@ -234,14 +235,17 @@ def compare(
     fit_levels: list[int],
     draws: list[list[RunSummary]] | None = None,
     noise_floor: dict[str, float] | None = None,
+    held_out_error: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Per metric: one row per live configuration (live, sim, signed % error, verdict) and the
     scores (scoring.py). A value missing on either side is a row that misses, never dropped.
     ``draws[i]``: the simulated summaries of pair i under each interval draw; rows then carry
     ``sim_p05``/``sim_p95``, and ``sim`` is the median of the draws and the nominal run (kept as
     ``sim_nominal``); ``noise_floor`` (dotted key -> sigma, noise_floor.py) widens each band to
-    at least what two live recordings differ by."""
+    at least what two live recordings differ by, and ``held_out_error`` (dotted key -> log
+    half-width, held_out_error.py) the held-out rows' to the simulator's own held-out error."""
     floor = noise_floor or {}
+    reach = held_out_error or {}
     metrics: dict[str, Any] = {}
     for metric in METRICS:
         rows: list[dict[str, Any]] = []
@@ -284,7 +288,12 @@ def compare(
                 band = percentiles(simulated)
                 if drawn and band is not None:
                     row["sim_nominal"] = nominal
-                    row["sim_p05"], row["sim_p95"] = widened(band, sim_value, floor.get(metric.key, 0.0))
+                    row["sim_p05"], row["sim_p95"] = widened(
+                        band,
+                        sim_value,
+                        floor.get(metric.key, 0.0),
+                        reach.get(metric.key, 0.0) if row["held_out"] else 0.0,
+                    )
                 rows.append(row)
         errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
         held = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None and r["held_out"]]
@@ -349,6 +358,7 @@ def validate(
             fit_levels,
             [[d.sim for d in per_run] for per_run in drawn] if server_sets else None,
             floor_sigmas(fit),
+            held_out_reach(fit),
         ),
         "range_warnings": sorted({w for s in simulated for w in s.range_warnings}),
         "skipped_incomplete": sorted({f"{a} C={c}" for s in simulated for a, c in s.skipped}),
@@ -371,6 +381,7 @@ def validate(
             "method": METHOD,
             "point": POINT,
             "noise_floor": floor_source(fit),
+            "held_out_error": held_out_source(fit),
         }
     out.mkdir(parents=True, exist_ok=True)
     path = out / "validation.json"

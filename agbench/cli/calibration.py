@@ -37,6 +37,16 @@ from agbench.config import parse_concurrency
     "agbench ships, measured on its development repeats).",
 )
 @click.option("--no-noise-floor", is_flag=True, help="Intervals as drawn, not widened to any noise floor.")
+@click.option(
+    "--held-out-error",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The least a band at a level the fit did not see is widened to: a file of agbench "
+    "held-out-error (default: the one agbench ships, measured on its development recordings).",
+)
+@click.option(
+    "--no-held-out-error", is_flag=True, help="Held-out levels' bands not widened to any held-out error."
+)
 @one_line_errors
 def calibrate(
     run_dirs: tuple[Path, ...],
@@ -46,6 +56,8 @@ def calibrate(
     server_profile: Path | None,
     noise_floor: Path | None,
     no_noise_floor: bool,
+    held_out_error: Path | None,
+    no_held_out_error: bool,
 ) -> None:
     """Fit a simulator profile from live runs (or from one load run's lowest-rate levels)."""
     if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
@@ -58,12 +70,15 @@ def calibrate(
 
     if no_noise_floor and noise_floor is not None:
         raise click.UsageError("--noise-floor and --no-noise-floor exclude each other")
+    if no_held_out_error and held_out_error is not None:
+        raise click.UsageError("--held-out-error and --no-held-out-error exclude each other")
     fit(
         list(run_dirs),
         output,
         concurrency=parse_concurrency(fit_concurrency) if fit_concurrency else None,
         server_profile=server_profile,
         noise_floor=None if no_noise_floor else (noise_floor or "shipped"),
+        held_out_error=None if no_held_out_error else (held_out_error or "shipped"),
     )
     click.echo(f"profile: {output}")
 
@@ -85,6 +100,25 @@ def noise_floor(run_dirs: tuple[Path, ...], output: Path) -> None:
             f"{key:32s} sigma {sigma:.3f}  (90 % band at least x/ {math.exp(Z90 * sigma):.3f}, {floor['rows'][key]} rows)"
         )
     click.echo(f"noise floor: {output}")
+
+
+@main.command("held-out-error")
+@click.argument("reports", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True)
+@one_line_errors
+def held_out_error(reports: tuple[Path, ...], output: Path) -> None:
+    """How far the simulator landed from live runs at levels it was not fitted on, per figure:
+    REPORTS are validation.json files of agbench validate --draws on recordings of your own;
+    writes the file agbench calibrate --held-out-error takes."""
+    from agbench.calibration.held_out_error import measure_files, write
+
+    measured = measure_files(reports)
+    write(measured, output, "agbench held-out-error " + " ".join(str(p) for p in reports))
+    for key, reach in measured["reach"].items():
+        click.echo(
+            f"{key:32s} 90 % of held-out rows within x/ {math.exp(reach):.3f} ({measured['rows'][key]} rows)"
+        )
+    click.echo(f"held-out error: {output}")
 
 
 def _is_load_run(run_dir: Path) -> bool:

@@ -83,6 +83,11 @@ class IntervalMethod(ResultModel):
         default=None,
         description="where the noise floor each band is widened to was measured (None: not widened)",
     )
+    held_out_error: str | None = Field(
+        default=None,
+        description="where the held-out error each held-out row's band is widened to was measured "
+        "(None: not widened)",
+    )
 
 
 class ValidationReport(ResultModel):

@@ -32,7 +32,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import tomli_w
 
@@ -52,16 +52,23 @@ _KEYS = {m.name: m.key for m in METRICS if m.kind == "relative"}
 def held_out_log_errors(report: dict[str, Any]) -> dict[str, list[float]]:
     """Per relative figure (dotted key), ``log(live / sim)`` over a validation report's held-out
     rows where both sides are positive."""
+    metrics = report.get("metrics") if isinstance(report, dict) else None
+    if not isinstance(metrics, dict):
+        raise AgbenchError("not a validation report (no metrics table)")
     out: dict[str, list[float]] = {}
-    for name, metric in (report.get("metrics") or {}).items():
+    for name, metric in metrics.items():
         key = _KEYS.get(name)
-        if key is None:
+        if key is None or not isinstance(metric, dict):
             continue
         for row in metric.get("rows") or []:
             live, sim = row.get("live"), row.get("sim")
-            if row.get("held_out") and live is not None and sim is not None and live > 0 and sim > 0:
+            if row.get("held_out") and _positive(live) and _positive(sim):
                 out.setdefault(key, []).append(math.log(live / sim))
     return out
+
+
+def _positive(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and math.isfinite(value) and value > 0
 
 
 def conformal_quantile(values: Sequence[float], level: float = LEVEL) -> float | None:
@@ -99,9 +106,13 @@ def measure_files(paths: Sequence[Path]) -> dict[str, Any]:
         if not path.is_file():
             raise AgbenchError(f"validation report not found: {path}")
         try:
-            reports.append(json.loads(path.read_text()))
+            report = json.loads(path.read_text())
+            held_out_log_errors(report)
         except json.JSONDecodeError as err:
             raise AgbenchError(f"{path}: not a validation report ({err.msg})") from None
+        except AgbenchError as err:
+            raise AgbenchError(f"{path}: {err}") from None
+        reports.append(report)
     return measure(reports, [str(p) for p in paths])
 
 

@@ -134,6 +134,11 @@ def test_bad_input_is_a_one_line_error_and_a_good_report_is_measured(tmp_path: P
     result = runner.invoke(main, ["held-out-error", str(garbled), "-o", str(tmp_path / "e.toml")])
     assert result.exit_code != 0
     assert "not a validation report" in result.output
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    result = runner.invoke(main, ["held-out-error", str(listed), "-o", str(tmp_path / "e.toml")])
+    assert result.exit_code != 0
+    assert "not a validation report (no metrics table)" in result.output
     good = tmp_path / "validation.json"
     good.write_text(
         json.dumps(_report(suite_wall_s=[_row(4, 100.0 * math.exp(0.02 * k), 100.0) for k in range(9)]))

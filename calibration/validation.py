@@ -33,6 +33,7 @@ from agbench.calibration.intervals import (
     percentiles,
     server_draws,
 )
+from agbench.calibration.kv_reading import output_read_twice
 from agbench.calibration.noise_floor import floor_sigmas, floor_source, widened
 from agbench.calibration.scoring import (
     Outcomes,
@@ -134,6 +135,8 @@ def simulate_pair(
     records: list[Any] = []
     warnings: list[str] = []
     servers = meta.local.servers if meta.local is not None else {}
+    # a sampled peak is compared with a sampled peak read the way this run's sampler read it
+    read_twice = output_read_twice(live_tables)
     skipped = incomplete_configurations(live_tables["task_runs"])
     # a configuration the live run stopped in the middle of is not a prediction target: its
     # tasks ran beside others that never finished (reported under ``skipped``)
@@ -154,6 +157,8 @@ def simulate_pair(
             for key, value in server.items():
                 if key != "rates" and hasattr(sc.profile.server, key):
                     setattr(sc.profile.server, key, value)
+        if read_twice and sc.profile.server.kv_sampled_as == "slots":
+            sc.profile.server.kv_sampled_as = "slots_output_twice"
         if meta.time_limit_s:
             sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)

@@ -333,8 +333,10 @@ class ServerProfile:
     # What a server sample reports as KV in use: "held" = cells filled so far (cached + prefilled
     # + generated); "slots" = what llama.cpp's /slots shows and the live sampler sums: each busy
     # slot's prompt tokens placed so far (a batch's from its start, cached ones included) plus
-    # the tokens it has generated.
-    kv_sampled_as: Annotated[str, Bound(choices=("held", "slots"))] = "held"
+    # the tokens it has generated; "slots_output_twice" = the same with the generated tokens
+    # counted twice, as agbench's sampler read llama.cpp builds whose /slots prompt count grows
+    # with the output before it was fixed (calibration/kv_reading.py: how a recording tells).
+    kv_sampled_as: Annotated[str, Bound(choices=("held", "slots", "slots_output_twice"))] = "held"
     # Time a request spends in the client, proxy and HTTP layer beyond the server's own
     # prompt + generation work (fitted: live total_s minus llama.cpp's timings); counted in
     # the call's TTFT and total time, as the live proxy measures them.

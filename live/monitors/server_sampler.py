@@ -50,6 +50,31 @@ def _first(metrics: dict[str, float], *names: str) -> float | None:
     return None
 
 
+def slot_cells(slot: dict[str, Any]) -> int:
+    """The cells a busy slot of llama.cpp's ``/slots`` holds: its prompt placed so far plus what
+    it has generated.
+
+    Builds differ in what ``n_prompt_tokens`` counts. Older ones give the request's prompt, so
+    the generated tokens (``next_token.n_decoded``) are added to it; newer ones (those that also
+    report ``n_prompt_tokens_processed`` and ``n_prompt_tokens_cache``, the request's new and
+    cached prompt tokens) give the slot's token list, which grows with every token generated:
+    measured on xllamacpp 2026.10's server, a 43-token prompt read 43, 44, 45 ... 101 while 58
+    tokens were decoded. There the sum would count the output twice (agbench did until this
+    was found: calibration/kv_reading.py tells such recordings apart). A count above the
+    request's prompt is that token list, taken as it is."""
+    decoded = 0
+    next_tokens = slot.get("next_token") or []
+    for nt in [next_tokens] if isinstance(next_tokens, dict) else next_tokens:
+        if isinstance(nt, dict):
+            decoded = max(decoded, int(nt.get("n_decoded") or 0))
+    placed = int(slot.get("n_prompt_tokens") or 0)
+    if "n_prompt_tokens_processed" in slot:
+        prompt = int(slot.get("n_prompt_tokens_processed") or 0) + int(slot.get("n_prompt_tokens_cache") or 0)
+        if placed > prompt:  # the slot's tokens: the output is in them already
+            return placed
+    return placed + decoded
+
+
 def slot_state(slots: Any) -> tuple[int, int, int, int]:
     """(busy, total, kv cells in use by busy slots, sum of slot sizes) from llama.cpp ``/slots``."""
     if not isinstance(slots, list):
@@ -61,10 +86,7 @@ def slot_state(slots: Any) -> tuple[int, int, int, int]:
         size += int(slot.get("n_ctx") or 0)
         if slot.get("is_processing"):
             busy += 1
-            decoded = 0
-            for nt in slot.get("next_token") or []:
-                decoded = max(decoded, int(nt.get("n_decoded") or 0))
-            used += int(slot.get("n_prompt_tokens") or 0) + decoded
+            used += slot_cells(slot)
     return busy, len(slots), used, size
 
 

@@ -92,7 +92,9 @@ class LocalServer:
         self._last_sample = -math.inf
         # "slots" sampling polls on a clock, as the live sampler polls /slots: one sample every
         # interval, of the state at that instant (not at the next event after it)
-        self._grid_sampling = settings.kv_sampled_as == "slots"
+        self._grid_sampling = settings.kv_sampled_as != "held"
+        # how many times a slot's generated tokens count in a sample (ServerProfile.kv_sampled_as)
+        self._output_weight = 2.0 if settings.kv_sampled_as == "slots_output_twice" else 1.0
         self._next_grid = env.now
         # counters, as llama.cpp's /metrics has them
         self.prompt_tokens_total = 0.0
@@ -198,9 +200,11 @@ class LocalServer:
 
     def kv_sampled(self) -> float:
         """KV in use as a server sample reports it (``ServerProfile.kv_sampled_as``)."""
-        if self.settings.kv_sampled_as == "slots":
-            return float(sum(self._placed_prompt(r, 0.0) + r.generated for r in self.active))
-        return self.kv_in_use()
+        if self.settings.kv_sampled_as == "held":
+            return self.kv_in_use()
+        return float(
+            sum(self._placed_prompt(r, 0.0) + r.generated * self._output_weight for r in self.active)
+        )
 
     def _placed_prompt(self, r: LocalRequest, dt: float) -> float:
         """A busy slot's ``n_prompt_tokens`` in llama-server's ``/slots``, ``dt`` after the last
@@ -263,7 +267,7 @@ class LocalServer:
             for r in self.active:
                 dt = t - since if t > since else 0.0
                 generated = r.generated + r.rate_d * dt
-                kv += self._placed_prompt(r, dt) + min(generated, float(r.out_target))
+                kv += self._placed_prompt(r, dt) + min(generated, float(r.out_target)) * self._output_weight
             self.sample_hook(self, t=t, kv=kv)
             self._next_grid = t + self.sample_interval_s
 

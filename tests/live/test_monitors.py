@@ -11,8 +11,9 @@ import pytest
 from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
 from agbench.live.monitors import PlacementSampler, ResourceSampler, ServerSampler, parse_prometheus
-from agbench.live.monitors.server_sampler import slot_state
+from agbench.live.monitors.server_sampler import slot_cells, slot_state
 from agbench.live.providers import ChatClient
+from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.mock import FakeOpenAIServer, FakeResponse
 from agbench.live.serving import ManagedServer
 from agbench.records import ResourceSample, ServerSample
@@ -109,6 +110,26 @@ def test_slot_state_counts_busy_slots_tokens() -> None:
     assert slot_state({"error": "x"}) == (0, 0, 0, 0)
 
 
+def test_a_slot_whose_prompt_count_grows_with_its_output_is_not_counted_twice() -> None:
+    """Read from xllamacpp 2026.10's llama-server: 43 prompt tokens, 58 decoded, and
+    n_prompt_tokens 101 (the slot's token list); an older build's 43 + 58 is summed."""
+    newer = {
+        "is_processing": True,
+        "n_prompt_tokens": 101,
+        "n_prompt_tokens_processed": 43,
+        "n_prompt_tokens_cache": 0,
+        "next_token": [{"n_decoded": 58}],
+    }
+    assert slot_cells(newer) == 101
+    # while its prompt is read, or right after, the count is the prompt's: add what was decoded
+    reading = {**newer, "n_prompt_tokens": 43, "next_token": [{"n_decoded": 1}]}
+    assert slot_cells(reading) == 44
+    cached = {**newer, "n_prompt_tokens": 130, "n_prompt_tokens_processed": 12, "n_prompt_tokens_cache": 100}
+    assert slot_cells(cached) == 130
+    older = {"is_processing": True, "n_prompt_tokens": 43, "next_token": {"n_decoded": 58}}
+    assert slot_cells(older) == 101
+
+
 def test_sampler_survives_an_unreachable_server() -> None:
     got: list[ServerSample] = []
     sampler = ServerSampler("http://127.0.0.1:9", got.append, interval_s=0.05)
@@ -155,17 +176,17 @@ def test_server_samples_follow_real_load(server: ManagedServer) -> None:
         server.url, got.append, interval_s=0.1, scope=scope, placement=(placement, server.pid)
     )
 
-    async def load() -> None:
+    async def load() -> list[ChatResult]:
         async with ChatClient(server.url, "smollm2-135m") as client:
             prompt = [{"role": "user", "content": "Count slowly: " + "one two " * 40}]
-            await asyncio.gather(
+            return await asyncio.gather(
                 *[client.chat(prompt, max_tokens=120, extra_body={"ignore_eos": True}) for _ in range(2)]
             )
 
     placement.start()
     sampler.start()
     try:
-        asyncio.run(load())
+        results = asyncio.run(load())
         time.sleep(0.3)  # one more sample after the load
     finally:
         sampler.stop()
@@ -176,6 +197,10 @@ def test_server_samples_follow_real_load(server: ManagedServer) -> None:
     busy = [s for s in got if s.slots_busy > 0]
     assert busy, "no sample saw a busy slot"
     assert max(s.kv_used for s in busy) > 80
+    # never more cells than the two requests' prompts and outputs: the output counted once
+    # (this build's /slots n_prompt_tokens grows with it; slot_cells)
+    assert all(r.completion_tokens == 120 for r in results)
+    assert max(s.kv_used for s in busy) <= sum(r.prompt_tokens + r.completion_tokens for r in results)
     assert got[-1].generated_tokens_total >= 240
     assert got[-1].prompt_tokens_total >= got[0].prompt_tokens_total + 80
     assert got[-1].slots_busy == 0

@@ -12,14 +12,8 @@ from click.testing import CliRunner
 
 from agbench.calibration import held_out_error
 from agbench.calibration.held_out_error import conformal_quantile, held_out_reach, measure
-from agbench.calibration.intervals import DrawPlan
-from agbench.calibration.noise_floor import Z90
-from agbench.calibration.sim_intervals import run_intervals
-from agbench.calibration.validation import compare
 from agbench.cli import main
-from agbench.config import Architecture
 from agbench.errors import AgbenchError
-from agbench.results import ConfigurationSummary, RunSummary
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,46 +56,6 @@ def test_only_held_out_rows_with_both_sides_positive_count_under_the_figures_dot
         measure([_report(suite_wall_s=held[:5])])
     with pytest.raises(AgbenchError, match="at least one"):
         measure([])
-
-
-def _summary(run_id: str, **walls: float) -> RunSummary:
-    return RunSummary.model_construct(
-        run_id=run_id,
-        configurations=[
-            ConfigurationSummary.model_construct(
-                device="d",
-                architecture=Architecture.LO,
-                concurrency=int(k[1:]),
-                suite_wall_s=v,
-                kv_peak_fraction=None,
-            )
-            for k, v in walls.items()
-        ],
-    )
-
-
-def test_a_held_out_rows_band_reaches_the_held_out_error_and_a_fitted_rows_does_not() -> None:
-    live, nominal = _summary("l", C1=112.0, C4=130.0), _summary("s", C1=100.0, C4=100.0)
-    draws = [[_summary("s", C1=99.0, C4=99.0), _summary("s", C1=101.0, C4=101.0)]]
-    rows = compare([(live, nominal)], [1], draws, {"suite_wall_s": 0.1}, {"suite_wall_s": 0.3})[
-        "suite_wall_s"
-    ]
-    fitted, held = rows["rows"]
-    assert fitted["sim_p95"] == pytest.approx(100.0 * math.exp(Z90 * 0.1))  # the noise floor alone
-    assert held["sim_p95"] == pytest.approx(100.0 * math.exp(0.3))  # the larger of the two
-    assert held["sim_p05"] == pytest.approx(100.0 * math.exp(-0.3))
-    assert held["sim"] == 100.0  # the point does not move
-    assert rows["coverage_90"] == 1.0  # held-out rows only: 130 lies within x/ e^0.3
-
-
-def test_sim_draws_widen_only_the_levels_the_fit_did_not_see() -> None:
-    summaries = [_summary("draw", C1=100.0 + k, C8=200.0 + k) for k in range(5)]
-    draws = [s.configurations for s in summaries]
-    plan = DrawPlan(kind="calibrated", held_out={"suite_wall_s": 0.5}, fit_levels=[1])
-    got = run_intervals(plan, draws, [("d", "LO", 1), ("d", "LO", 8)])
-    at = {c.concurrency: c.intervals.metrics["suite_wall_s"] for c in got.configurations}
-    assert at[1].p95 < 105.0  # as drawn
-    assert at[8].p95 == pytest.approx(at[8].p50 * math.exp(0.5))
 
 
 def test_calibrate_lays_the_shipped_held_out_error_unless_told_otherwise(tmp_path: Path) -> None:

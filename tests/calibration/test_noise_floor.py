@@ -1,4 +1,5 @@
-"""The noise floor between live recordings: measured from pairs, shipped, and the least a band is."""
+"""The noise floor between live recordings: measured from pairs, shipped, and the least a band is;
+and the held-out error, the least a band at a level the fit did not see is."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from agbench.calibration import noise_floor
+from agbench.calibration.intervals import DrawPlan
 from agbench.calibration.noise_floor import Z90, floor_sigmas, floored, measure, widened
+from agbench.calibration.sim_intervals import run_intervals
 from agbench.calibration.validation import compare
 from agbench.cli import main
 from agbench.config import Architecture
@@ -139,3 +142,27 @@ def test_calibrate_lays_the_shipped_floor_into_the_profile_unless_told_otherwise
     assert "run-2" in with_floor["noise_floor"]["source"]
     without = load_toml(calibrate([run], tmp_path / "b.toml", [1], noise_floor=None))["fit"]
     assert "noise_floor" not in without
+
+
+def test_a_held_out_rows_band_reaches_the_held_out_error_and_a_fitted_rows_does_not() -> None:
+    live, nominal = _summary("l", C1=112.0, C4=130.0), _summary("s", C1=100.0, C4=100.0)
+    draws = [[_summary("s", C1=99.0, C4=99.0), _summary("s", C1=101.0, C4=101.0)]]
+    rows = compare([(live, nominal)], [1], draws, {"suite_wall_s": 0.1}, {"suite_wall_s": 0.3})[
+        "suite_wall_s"
+    ]
+    fitted, held = rows["rows"]
+    assert fitted["sim_p95"] == pytest.approx(100.0 * math.exp(Z90 * 0.1))  # the noise floor alone
+    assert held["sim_p95"] == pytest.approx(100.0 * math.exp(0.3))  # the larger of the two
+    assert held["sim_p05"] == pytest.approx(100.0 * math.exp(-0.3))
+    assert held["sim"] == 100.0  # the point does not move
+    assert rows["coverage_90"] == 1.0  # held-out rows only: 130 lies within x/ e^0.3
+
+
+def test_sim_draws_widen_only_the_levels_the_fit_did_not_see() -> None:
+    summaries = [_summary("draw", C1=100.0 + k, C8=200.0 + k) for k in range(5)]
+    draws = [s.configurations for s in summaries]
+    plan = DrawPlan(kind="calibrated", held_out={"suite_wall_s": 0.5}, fit_levels=[1])
+    got = run_intervals(plan, draws, [("d", "LO", 1), ("d", "LO", 8)])
+    at = {c.concurrency: c.intervals.metrics["suite_wall_s"] for c in got.configurations}
+    assert at[1].p95 < 105.0  # as drawn
+    assert at[8].p95 == pytest.approx(at[8].p50 * math.exp(0.5))

@@ -43,7 +43,12 @@ SHIPPED: dict[str, ShippedData] = {
         ShippedData("prompts", "agbench.live", "agents/prompts", "agent system prompts"),
         ShippedData("report-templates", "agbench", "report/templates", "HTML report templates"),
         ShippedData("whatif-templates", "agbench.sim", "whatif/templates", "what-if report template"),
-        ShippedData("noise-floors", "agbench.calibration", "noise_floors", "noise floors between recordings"),
+        ShippedData(
+            "noise-floors",
+            "agbench.calibration",
+            "noise_floors",
+            "noise floors between recordings, held-out error",
+        ),
     )
 }
 

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from agbench.calibration import calibrate, validate
+from agbench.calibration.fidelity import WORST_ROW_METRICS
 from agbench.calibration.held_out_error import measure, write
 from agbench.calibration.noise_floor import widened
 from agbench.calibration.server_profile import recorded_calls, refit_server_profile
@@ -41,7 +42,6 @@ SETS: dict[str, list[tuple[str, str | None, str]]] = {
         ("dev-t2-placement/run-strict", None, "dev-t2-placement/profile-strict/server_profile.toml"),
     ],
 }
-TIMING = ("mean_completion_s_common", "suite_wall_s", "ttft_p50_s")
 
 
 def reports_of(name: str, out: Path, draws: int) -> list[dict]:
@@ -66,7 +66,7 @@ def coverage(reports: list[dict], reach: dict[str, float]) -> tuple[int, int]:
     for these three figures), and the rows with a band."""
     inside = rows = 0
     for report in reports:
-        for metric in TIMING:
+        for metric in WORST_ROW_METRICS:
             for row in report["metrics"][metric]["rows"]:
                 if not row["held_out"] or row.get("sim_p05") is None or row["live"] is None:
                     continue
@@ -103,7 +103,7 @@ def main() -> None:
         before, rows = coverage(reports, {})
         after, _ = coverage(reports, others)
         totals = [totals[0] + before, totals[1] + after, totals[2] + rows]
-        reach = ", ".join(f"x/ {math.exp(others.get(m, 0.0)):.2f}" for m in TIMING)
+        reach = ", ".join(f"x/ {math.exp(others.get(m, 0.0)):.2f}" for m in WORST_ROW_METRICS)
         print(f"  {name:18s} {before:3d} -> {after:3d} of {rows:3d}   (other sets: {reach})")
     before, after, rows = totals
     print(

@@ -37,6 +37,7 @@ from typing import Any, TypeGuard
 import tomli_w
 
 from agbench.calibration.compared_metrics import METRICS
+from agbench.calibration.noise_floor import fit_table, fit_table_source
 from agbench.errors import AgbenchError
 from agbench.resources import shipped_dir
 from agbench.sim.plain_data import load_toml
@@ -150,23 +151,12 @@ def load(path: Path) -> dict[str, Any]:
 def held_out_reach(fit: dict[str, Any]) -> dict[str, float]:
     """A calibrated profile's held-out error per figure (dotted key -> log half-width); empty
     without one."""
-    table = fit.get("held_out_error")
-    reach = table.get("reach") if isinstance(table, dict) else None
-    if not isinstance(reach, dict):
-        return {}
-    return {
-        str(k): float(v)
-        for k, v in reach.items()
-        if isinstance(v, int | float) and math.isfinite(v) and v > 0
-    }
+    return fit_table(fit, "held_out_error", "reach")
 
 
 def held_out_source(fit: dict[str, Any]) -> str | None:
     """Where a calibrated profile's held-out error was measured; None without one."""
-    table = fit.get("held_out_error")
-    if not isinstance(table, dict) or not held_out_reach(fit):
-        return None
-    return str(table.get("source") or "unnamed")
+    return fit_table_source(fit, "held_out_error", "reach")
 
 
 __all__ = [

@@ -142,25 +142,36 @@ def load(path: Path) -> dict[str, Any]:
     }
 
 
-def floor_sigmas(fit: dict[str, Any]) -> dict[str, float]:
-    """A calibrated profile's noise floor per figure (dotted key -> sigma); empty without one."""
-    floor = fit.get("noise_floor")
-    table = floor.get("sigma") if isinstance(floor, dict) else None
-    if not isinstance(table, dict):
+def fit_table(fit: dict[str, Any], entry: str, table: str) -> dict[str, float]:
+    """A floor a calibrated profile carries (``fit[entry][table]``: the noise floor's sigmas, the
+    held-out error's reaches), its positive figures by dotted key; empty without one."""
+    floor = fit.get(entry)
+    values = floor.get(table) if isinstance(floor, dict) else None
+    if not isinstance(values, dict):
         return {}
     return {
         str(k): float(v)
-        for k, v in table.items()
+        for k, v in values.items()
         if isinstance(v, int | float) and math.isfinite(v) and v > 0
     }
 
 
-def floor_source(fit: dict[str, Any]) -> str | None:
-    """Where a calibrated profile's noise floor was measured (its ``source``); None without one."""
-    floor = fit.get("noise_floor")
-    if not isinstance(floor, dict) or not floor_sigmas(fit):
+def fit_table_source(fit: dict[str, Any], entry: str, table: str) -> str | None:
+    """Where that floor was measured (its ``source``); None without one."""
+    floor = fit.get(entry)
+    if not isinstance(floor, dict) or not fit_table(fit, entry, table):
         return None
     return str(floor.get("source") or "unnamed")
+
+
+def floor_sigmas(fit: dict[str, Any]) -> dict[str, float]:
+    """A calibrated profile's noise floor per figure (dotted key -> sigma); empty without one."""
+    return fit_table(fit, "noise_floor", "sigma")
+
+
+def floor_source(fit: dict[str, Any]) -> str | None:
+    """Where a calibrated profile's noise floor was measured (its ``source``); None without one."""
+    return fit_table_source(fit, "noise_floor", "sigma")
 
 
 def widened(
@@ -197,6 +208,8 @@ __all__ = [
     "DEFAULT_FLOOR",
     "Z90",
     "default_floor",
+    "fit_table",
+    "fit_table_source",
     "floor_sigmas",
     "floor_source",
     "floored",

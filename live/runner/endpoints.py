@@ -109,9 +109,10 @@ class EndpointManager:
         server = ManagedServer(settings, alias=alias, log_path=self.server_log(name, config))
         self.servers[name] = (settings, server)
         await asyncio.to_thread(server.start)
-        cores = available_cores()
         running = [s for s, _ in self.servers.values()]
-        if len(running) > 1 and not self._warned_placement and threads_unpinned_beyond_cores(running, cores):
+        # the cores are counted only while the warning may still be due (two servers, not yet warned)
+        cores = available_cores() if len(running) > 1 and not self._warned_placement else 0
+        if cores and threads_unpinned_beyond_cores(running, cores):
             self._warned_placement = True
             log.warning(
                 "the managed servers need %d threads on %d cores, placed by the kernel: where it "

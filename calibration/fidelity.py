@@ -307,6 +307,18 @@ def _share(value: object) -> float | None:
     return None if held_out is None else float(held_out)
 
 
+def coverage(report: ValidationReport) -> tuple[int, int]:
+    """(inside, rows): held-out timing rows with a 90 % band, and how many of them hold the
+    live value."""
+    covered = inside = 0
+    for metric in WORST_ROW_METRICS:
+        for row in _rows(report, metric):
+            if row.held_out and row.sim_p05 is not None and row.sim_p95 is not None and row.live is not None:
+                covered += 1
+                inside += row.sim_p05 <= row.live <= row.sim_p95
+    return inside, covered
+
+
 def extra_targets_table(report: ValidationReport) -> str:
     """The targets beyond the per-metric ones: worst row, outcomes, Brier, interval coverage."""
     lines: list[str] = []
@@ -336,12 +348,7 @@ def extra_targets_table(report: ValidationReport) -> str:
             f"{'Brier (failure prob.)':22s} {f'<= {BRIER_MAX:g}':>14s} {f'{brier:.3f}':>14s} "
             f"{'':>9s}  {'yes' if brier <= BRIER_MAX else 'NO'}"
         )
-    covered = inside = 0
-    for metric in WORST_ROW_METRICS:
-        for row in _rows(report, metric):
-            if row.held_out and row.sim_p05 is not None and row.sim_p95 is not None and row.live is not None:
-                covered += 1
-                inside += row.sim_p05 <= row.live <= row.sim_p95
+    inside, covered = coverage(report)
     if covered:
         share = inside / covered
         lines.append(
@@ -407,11 +414,87 @@ def report_text(run_dir: Path, report: ValidationReport, all_rows: bool, title: 
     return "\n".join(parts) + "\n"
 
 
+@dataclass(frozen=True)
+class Scored:
+    """One agent sweep's report as the closing summary lists it."""
+
+    set_name: str
+    recording: str
+    protocol: str
+    report: ValidationReport
+
+
+def _cell(verdict: Verdict, kind: str) -> str:
+    """A target's figure for the summary, ``*`` where it is missed."""
+    if not verdict.rows:
+        return "-"
+    if verdict.figure is None:
+        return "missing*"
+    mark = "" if verdict.met else "*"
+    if kind == "abs":
+        return f"{verdict.figure:.0f} off{mark}"
+    return f"{verdict.mape or 0.0:.1f} ({verdict.worst or 0.0:.1f}){mark}"
+
+
+def summary_table(scored: Sequence[Scored]) -> str:
+    """Every agent sweep's held-out figures on one line each, against the same targets as its
+    own table above: MAPE % (worst row %) per timing target, peak KV MAPE, the count targets'
+    worst configuration, outcome agreement, Brier and coverage; ``*`` marks a missed target
+    (a timing target is missed on its MAPE or, beyond 15 %, on its worst row)."""
+    if not scored:
+        return ""
+    header = (
+        f"{'set':30s} {'recording':9s} {'protocol':26s} {'completion':>13s} {'suite wall':>13s} "
+        f"{'TTFT p50':>14s} {'peak KV':>8s} {'ctx limit':>9s} {'success':>8s} {'agree':>7s} "
+        f"{'Brier':>6s} {'coverage':>11s}"
+    )
+    lines = [
+        "######## summary: every sweep, held out (MAPE % (worst row %); * missed)\n",
+        header,
+    ]
+    for entry in scored:
+        report = entry.report
+        cells = []
+        for target in SWEEP_TARGETS:
+            verdict = judge(report, target)
+            cell = _cell(verdict, target.kind)
+            if target.metric == "kv_peak_cells" and verdict.mape is not None:
+                cell = f"{verdict.mape:.1f}" + ("" if verdict.met else "*")
+            elif (
+                target.metric in WORST_ROW_METRICS
+                and verdict.worst is not None
+                and verdict.worst > WORST_ROW_PCT
+                and not cell.endswith("*")
+            ):
+                cell += "*"
+            cells.append(cell)
+        agreement, brier = _share(report.outcome_agreement), _share(report.brier)
+        agree = (
+            "-"
+            if agreement is None
+            else f"{agreement:.0%}" + ("" if agreement >= OUTCOME_AGREEMENT_MIN else "*")
+        )
+        brier_cell = "-" if brier is None else f"{brier:.3f}" + ("" if brier <= BRIER_MAX else "*")
+        inside, covered = coverage(report)
+        cover = (
+            "-"
+            if not covered
+            else f"{inside / covered:.0%} of {covered}" + ("" if inside / covered >= COVERAGE_MIN else "*")
+        )
+        lines.append(
+            f"{entry.set_name:30s} {entry.recording:9s} {entry.protocol:26s} {cells[0]:>13s} {cells[1]:>13s} "
+            f"{cells[2]:>14s} {cells[3]:>8s} {cells[4]:>9s} {cells[5]:>8s} {agree:>7s} {brier_cell:>6s} "
+            f"{cover:>11s}"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOptions) -> str:
     """Every set's report, as one text (each protocol's validation.json kept under ``base``)."""
     if not any(s.runs for s in sets):
         raise AgbenchError("no reference run found: name run directories or --references DIR")
     parts: list[str] = []
+    scored: list[Scored] = []
     for ref in sets:
         parts.append(
             f"######## {ref.name} set" + ("" if ref.server_profile else " (no server profile)") + "\n"
@@ -431,13 +514,23 @@ def run_fidelity(sets: Sequence[ReferenceSet], base: Path, options: FidelityOpti
             where = folder / f"{i}-{run_dir.name}"
             repeat = ref.repeats[i] if i < len(ref.repeats) else None
             if server_profile is not None and not is_load_run(run_dir):
-                parts.extend(_profile_c1(run_dir, repeat, server_profile, where, options, "profile"))
+                parts.extend(
+                    _profile_c1(run_dir, repeat, server_profile, where, options, "profile", scored, ref.name)
+                )
             if later_profile is not None and not is_load_run(run_dir):
                 label = "full grid, recorded later"
-                parts.extend(_profile_c1(run_dir, repeat, later_profile, where / "later", options, label))
-            protocol = "" if is_load_run(run_dir) else f"[fit C = {','.join(map(str, options.fit))}] "
+                parts.extend(
+                    _profile_c1(
+                        run_dir, repeat, later_profile, where / "later", options, label, scored, ref.name
+                    )
+                )
+            fit_label = f"fit C = {','.join(map(str, options.fit))}"
+            protocol = "" if is_load_run(run_dir) else f"[{fit_label}] "
             report = held_out_report(run_dir, where / "fit", options.fit, options.fit_levels)
             parts.append(report_text(run_dir, report, options.all_rows, protocol))
+            if not is_load_run(run_dir):
+                scored.append(Scored(ref.name, run_dir.name, fit_label, report))
+    parts.append(summary_table(scored))
     return "\n".join(parts)
 
 
@@ -451,15 +544,24 @@ def _refitted(profile: Path | None, out: Path, parts: list[str]) -> Path | None:
 
 
 def _profile_c1(
-    run_dir: Path, repeat: Path | None, profile: Path, where: Path, options: FidelityOptions, label: str
+    run_dir: Path,
+    repeat: Path | None,
+    profile: Path,
+    where: Path,
+    options: FidelityOptions,
+    label: str,
+    scored: list[Scored],
+    set_name: str,
 ) -> list[str]:
     """The profile + C = 1 protocol's reports: on the run, on its repeat, and the two live
-    recordings against each other. Both recordings' C = 1 (and only C = 1) calibrate: the
-    noise floor between recordings is then measured where the protocol may look."""
+    recordings against each other (each report also joins ``scored``). Both recordings' C = 1
+    (and only C = 1) calibrate: the noise floor between recordings is then measured where the
+    protocol may look."""
     first = held_out_report(
         run_dir, where / "profile-c1", [1], 0, profile, options.draws, also=[repeat] if repeat else []
     )
     parts = [report_text(run_dir, first, options.all_rows, f"[{label} + C = 1] ")]
+    scored.append(Scored(set_name, run_dir.name, f"{label} + C = 1", first))
     if repeat is not None:
         again = score(
             where / "profile-c1" / "profile.toml", repeat, where / "profile-c1-run-2", options.draws
@@ -468,6 +570,7 @@ def _profile_c1(
             report_text(repeat, again, options.all_rows, f"[{label} + C = 1, scored on the repeat] ")
         )
         parts.append(noise_floor_table(first, again, SWEEP_TARGETS) + "\n")
+        scored.append(Scored(set_name, repeat.name, f"{label} + C = 1", again))
     return parts
 
 

@@ -504,8 +504,9 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
             twin = ManagedServer(settings, log_path=options.out / "llama-server-twin.log")
             twin.start()
         pids = [s.pid for s in (managed, twin) if s is not None and s.pid is not None]
-        with PlacementSampler(pids if len(pids) == 2 else []) as sampler:
-            placement = (sampler, pids[0], pids[1]) if len(pids) == 2 and sampler.available else None
+        pair = pids if len(pids) == 2 else []  # the placement record needs both servers
+        with PlacementSampler(pair) as sampler:
+            placement = (sampler, pair[0], pair[1]) if pair and sampler.available else None
             calls = asyncio.run(_profile(options, url, alias, twin, placement))
     finally:
         for server in (twin, managed):

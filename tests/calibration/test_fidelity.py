@@ -21,12 +21,14 @@ from click.testing import CliRunner
 from agbench.calibration.fidelity import (
     LOAD_TARGETS,
     SWEEP_TARGETS,
+    Scored,
     held_out_report,
     is_load_run,
     judge,
     noise_floor_table,
     reference_sets,
     session_note,
+    summary_table,
 )
 from agbench.cli import main
 from agbench.results.validation import MetricValidation, ValidationReport, ValidationRow
@@ -149,6 +151,42 @@ def test_a_row_missing_on_one_side_is_a_miss() -> None:
     assert verdict.mape == 0.0
     assert verdict.missing == 1
     assert not verdict.met
+
+
+def test_the_summary_gives_each_sweep_a_line_and_marks_what_it_misses() -> None:
+    def row(conc: int, live: float, sim: float, p05: float, p95: float) -> ValidationRow:
+        return ValidationRow(
+            architecture="LO", concurrency=conc, held_out=conc > 1, live=live, sim=sim,
+            error_pct=(sim - live) / live * 100.0, sim_p05=p05, sim_p95=p95,
+        )  # fmt: skip
+
+    near = ValidationReport(  # within every bound: 2 % and 4 %, both inside their bands
+        metrics={
+            "suite_wall_s": MetricValidation(
+                kind="pct", rows=[row(2, 100, 102, 95, 105), row(4, 50, 52, 45, 55)]
+            )
+        }
+    )
+    far = ValidationReport(  # 3 % MAPE but a 20 % row, and one band of two misses its live value
+        metrics={
+            "suite_wall_s": MetricValidation(
+                kind="pct", rows=[row(2, 100, 120, 110, 130), row(4, 50, 50, 45, 55)]
+            )
+        }
+    )
+    table = summary_table(
+        [
+            Scored("test pool", "run", "profile + C = 1", near),
+            Scored("test pool", "run-2", "profile + C = 1", far),
+        ]
+    )
+    lines = {line.split()[2]: line for line in table.splitlines() if line.startswith("test pool")}
+    # the suite-wall cell: MAPE (worst row), * where missed; the coverage cell likewise
+    assert "3.0 (4.0) " in lines["run"]
+    assert "10.0 (20.0)*" in lines["run-2"]
+    assert lines["run"].rstrip().endswith("100% of 2")
+    assert lines["run-2"].rstrip().endswith("50% of 2*")
+    assert summary_table([]) == ""
 
 
 def test_a_directory_that_is_not_a_run_is_a_one_line_error(tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ For each agent sweep two protocols are printed:
    1,2`` then ``agbench validate``; held out: the levels above 2.
 
 An open-loop load run (``agbench load``) is fitted on its two lowest rates and judged on the
-others. Measured, never asserted: the figures depend on how quiet the machine was while the
+others. The output closes with a summary: every agent sweep's report on one line, against the
+same targets (:func:`summary_table`). Measured, never asserted: the figures depend on how quiet the machine was while the
 reference was recorded (each reference's README says what the load average was).
 """
 

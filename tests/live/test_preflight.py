@@ -120,6 +120,7 @@ def test_disk_needs_room_and_write_access(tmp_path: Path) -> None:
         check_disk(Path("/proc/agbench-run"))
 
 
+@pytest.mark.bwrap  # preflight checks the sandbox too
 def test_preflight_resolves_auto_into_the_options(tmp_path: Path) -> None:
     async def go() -> SweepOptions:
         async with FakeOpenAIServer([FakeResponse(body=MODELS)]) as fake:

@@ -47,6 +47,7 @@ from typing import Any
 from agbench.boot_session import boot_id
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
+from agbench.live.load.endpoint import check_llama_server, one_line_transport_errors
 from agbench.live.load.level import build_prompt
 from agbench.live.load.probe_client import probe_client
 from agbench.live.monitors.thread_placement import PlacementSampler
@@ -488,6 +489,8 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
     """Measure the server and write ``profile_calls.jsonl``; returns the calls and how they were
     measured, for the fit (calibration/server_profile.py, which live never imports: the CLI
     joins the two)."""
+    if options.local_url is not None:
+        check_llama_server(options.local_url, options.server.n_parallel)  # before OUT is made
     options.out.mkdir(parents=True, exist_ok=True)
     managed: ManagedServer | None = None
     twin: ManagedServer | None = None
@@ -507,7 +510,8 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
         pair = pids if len(pids) == 2 else []  # the placement record needs both servers
         with PlacementSampler(pair) as sampler:
             placement = (sampler, pair[0], pair[1]) if pair and sampler.available else None
-            calls = asyncio.run(_profile(options, url, alias, twin, placement))
+            with one_line_transport_errors(url, "--local-url" if managed is None else "llama-server"):
+                calls = asyncio.run(_profile(options, url, alias, twin, placement))
     finally:
         for server in (twin, managed):
             if server is not None:

@@ -19,6 +19,7 @@ from typing import Any
 from agbench.attempt import AttemptKey, RunScope
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
+from agbench.live.load.endpoint import check_reachable, one_line_transport_errors
 from agbench.live.load.level import level_status, run_level
 from agbench.live.monitors.inventory import probe
 from agbench.live.monitors.resource_sampler import ResourceSampler
@@ -159,6 +160,8 @@ async def _run_levels(options: LoadOptions, store: RunStore, url: str, managed: 
 
 def run_load(options: LoadOptions, *, resume: bool = False) -> Path:
     """Run (or resume) a load run; returns its directory with the report written."""
+    if options.local_url is not None:
+        check_reachable(options.local_url)  # before the run directory is made
     store = _open_store(options, resume)
     managed: ManagedServer | None = None
     url = options.local_url
@@ -168,7 +171,8 @@ def run_load(options: LoadOptions, *, resume: bool = False) -> Path:
             _say(options, f"starting llama-server ({options.server.model}, ctx {options.server.n_ctx})")
             managed.start()
             url = managed.url
-        asyncio.run(_run_levels(options, store, url, managed))
+        with one_line_transport_errors(url, "--local-url" if managed is None else "llama-server"):
+            asyncio.run(_run_levels(options, store, url, managed))
     finally:
         if managed is not None:
             managed.stop()

@@ -445,7 +445,7 @@ def summary_table(scored: Sequence[Scored]) -> str:
     if not scored:
         return ""
     header = (
-        f"{'set':30s} {'recording':9s} {'protocol':26s} {'completion':>13s} {'suite wall':>13s} "
+        f"{'set':30s} {'recording':9s} {'protocol':34s} {'completion':>13s} {'suite wall':>13s} "
         f"{'TTFT p50':>14s} {'peak KV':>8s} {'ctx limit':>9s} {'success':>8s} {'agree':>7s} "
         f"{'Brier':>6s} {'coverage':>11s}"
     )
@@ -483,7 +483,7 @@ def summary_table(scored: Sequence[Scored]) -> str:
             else f"{inside / covered:.0%} of {covered}" + ("" if inside / covered >= COVERAGE_MIN else "*")
         )
         lines.append(
-            f"{entry.set_name:30s} {entry.recording:9s} {entry.protocol:26s} {cells[0]:>13s} {cells[1]:>13s} "
+            f"{entry.set_name:30s} {entry.recording:9s} {entry.protocol:34s} {cells[0]:>13s} {cells[1]:>13s} "
             f"{cells[2]:>14s} {cells[3]:>8s} {cells[4]:>9s} {cells[5]:>8s} {agree:>7s} {brier_cell:>6s} "
             f"{cover:>11s}"
         )

@@ -32,8 +32,9 @@ For each agent sweep two protocols are printed:
 
 An open-loop load run (``agbench load``) is fitted on its two lowest rates and judged on the
 others. The output closes with a summary: every agent sweep's report on one line, against the
-same targets (:func:`summary_table`). Measured, never asserted: the figures depend on how quiet the machine was while the
-reference was recorded (each reference's README says what the load average was).
+same targets (:func:`summary_table`). Measured, never asserted: the figures depend on how quiet
+the machine was while the reference was recorded (each reference's README says what the load
+average was).
 """
 
 from __future__ import annotations
@@ -473,7 +474,7 @@ def summary_table(scored: Sequence[Scored]) -> str:
         agree = (
             "-"
             if agreement is None
-            else f"{agreement:.0%}" + ("" if agreement >= OUTCOME_AGREEMENT_MIN else "*")
+            else f"{agreement:.1%}" + ("" if agreement >= OUTCOME_AGREEMENT_MIN else "*")
         )
         brier_cell = "-" if brier is None else f"{brier:.3f}" + ("" if brier <= BRIER_MAX else "*")
         inside, covered = coverage(report)

@@ -33,6 +33,12 @@
 #     category, recorded before only at 2,048 cells and one thread), C = 1, 2, 4, 8, the full grid,
 #     recorded after thread placement was measured (9da0ef2) to test pinned profile + C = 1 on a
 #     sweep nobody tuned to.
+#   test-pool2560-t1: a 2,560-cell pool, one server thread, set B's tasks (one per category,
+#     recorded before only at 8,192 cells and two threads), C = 1, 2, 3, 4, 6, 8, the full grid
+#     as its own profile in the sweeps' session: the documented path as README gives it for a
+#     one-thread server, recorded after the held-out error (feb839e) and the one-count /slots
+#     reading (15d7c5b), so it scores the simulator as it stands, on a pool that fills at six
+#     and eight agents.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -65,6 +71,7 @@ settings() {  # NAME -> ctx threads levels grid placement (grid: of its own prof
     test-pool5120-t1) echo "5120 1 $LEVELS quick free" ;;
     test-pool4608-t2) echo "4608 2 1,2,4,8 full free" ;;
     test-pool3584-t2-strict) echo "3584 2 1,2,4,8 full strict" ;;
+    test-pool2560-t1) echo "2560 1 $LEVELS full free" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -145,6 +152,7 @@ if [ -n "${1:-}" ]; then
     test-pool5120-t1) var=E_TASKS ;;
     test-pool4608-t2) var=F_TASKS ;;
     test-pool3584-t2-strict) var=A_TASKS ;;
+    test-pool2560-t1) var=B_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from agbench.calibration import calibrate, validate
-from agbench.calibration.fidelity import WORST_ROW_METRICS
+from agbench.calibration.fidelity_scoring import WORST_ROW_METRICS
 from agbench.calibration.held_out_error import measure, write
 from agbench.calibration.noise_floor import widened
 from agbench.calibration.server_profile import recorded_calls, refit_server_profile

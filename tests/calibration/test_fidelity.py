@@ -1,4 +1,5 @@
-"""``agbench bench fidelity`` (calibration/fidelity.py): sets, protocols, verdicts, noise floor.
+"""``agbench bench fidelity`` (calibration/fidelity.py, fidelity_scoring.py): sets, protocols,
+verdicts, noise floor.
 
 Only the load reference (``calibration/reference/load``) is simulated here: its open-loop
 simulation takes seconds, where the sweep references' take minutes. The figures are measured,
@@ -18,16 +19,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from agbench.calibration.fidelity import (
+from agbench.calibration.fidelity import held_out_report, is_load_run, reference_sets, session_note
+from agbench.calibration.fidelity_scoring import (
     LOAD_TARGETS,
     SWEEP_TARGETS,
     Scored,
-    held_out_report,
-    is_load_run,
     judge,
     noise_floor_table,
-    reference_sets,
-    session_note,
     summary_table,
 )
 from agbench.cli import main

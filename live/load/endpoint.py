@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from agbench.errors import AgbenchError
+from agbench.live.providers.endpoint_get import get_named_endpoint
 from agbench.live.providers.openai_compatible import api_base
 
 TIMEOUT_S = 10.0
@@ -30,25 +31,16 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _get(url: str, flag: str, shown: str) -> httpx.Response:
-    try:
-        return httpx.get(url, timeout=TIMEOUT_S, trust_env=False)
-    except httpx.TimeoutException:
-        raise AgbenchError(f"{flag} {shown}: no answer within {TIMEOUT_S:g} s") from None
-    except httpx.HTTPError as exc:
-        raise AgbenchError(f"{flag} {shown}: unreachable ({type(exc).__name__}: {exc})") from None
-
-
 def check_reachable(url: str, flag: str = "--local-url") -> None:
     """The server answers HTTP at all (any status: an OpenAI-compatible server without a model
     list still serves chat completions)."""
-    _get(api_base(url) + "/models", flag, _origin(url))
+    get_named_endpoint(api_base(url) + "/models", flag, _origin(url), TIMEOUT_S)
 
 
 def check_llama_server(url: str, slots: int, flag: str = "--local-url") -> dict[str, Any]:
     """The server is a llama-server with ``slots`` slots; returns its ``/props``."""
     shown = _origin(url)
-    response = _get(shown + "/props", flag, shown)
+    response = get_named_endpoint(shown + "/props", flag, shown, TIMEOUT_S)
     props: Any = None
     if response.status_code == 200:
         try:

@@ -23,12 +23,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from agbench.attempt import Endpoint
 from agbench.config import CloudSettings
 from agbench.errors import AgbenchError
 from agbench.live.architectures import plan_for
+from agbench.live.providers.endpoint_get import get_named_endpoint
 from agbench.live.providers.openai_compatible import api_base
 from agbench.live.runner.metadata import redact_url
 from agbench.live.runner.options import SweepOptions
@@ -69,14 +68,9 @@ def list_models(check: EndpointCheck, timeout_s: float = ENDPOINT_TIMEOUT_S) -> 
     naming the URL when it is unreachable, refuses the key or answers something else."""
     shown = redact_url(check.url)
     headers = {"Authorization": f"Bearer {check.api_key}"} if check.api_key else {}
-    try:
-        response = httpx.get(
-            api_base(check.url) + "/models", headers=headers, timeout=timeout_s, trust_env=False
-        )
-    except httpx.TimeoutException:
-        raise PreflightError(f"{check.flag} {shown}: no answer within {timeout_s:g} s") from None
-    except httpx.HTTPError as exc:
-        raise PreflightError(f"{check.flag} {shown}: unreachable ({type(exc).__name__}: {exc})") from None
+    response = get_named_endpoint(
+        api_base(check.url) + "/models", check.flag, str(shown), timeout_s, headers, PreflightError
+    )
     if response.status_code in (401, 403):
         where = f"${check.key_env}" if check.key_env else "no key configured"
         raise PreflightError(

@@ -229,9 +229,19 @@ def levels_of_run(run_dir: Path) -> list[LoadLevel]:
     meta_path = run_dir / "run.json"
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        levels = [level_from_dict(d) for d in meta["options"]["levels"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError) as exc:
         raise AgbenchError(f"{run_dir} is not a load run directory ({exc})") from None
+    options = meta.get("options") if isinstance(meta, dict) else None
+    if not isinstance(options, dict) or "levels" not in options:
+        kind = meta.get("agent_kind") if isinstance(meta, dict) else None
+        what = f"a {kind} run" if kind else "not a load run"
+        raise AgbenchError(
+            f"{run_dir} is {what}: its run.json names no load levels (agbench load writes them)"
+        )
+    try:
+        levels = [level_from_dict(d) for d in options["levels"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise AgbenchError(f"{run_dir}: a load level in run.json is malformed ({exc})") from None
     return levels
 
 

@@ -289,6 +289,8 @@ def calibrate(
     ``fit.noise_floor``: the least an interval of this profile is widened to; ``held_out_error``
     (a file of ``agbench held-out-error``, "shipped" or None) into ``fit.held_out_error``: the
     least a band at a level the fit did not see is widened to."""
+    if output.is_dir():  # before the fit, not after it
+        raise AgbenchError(f"-o {output} is a folder; name the profile file (e.g. {output / 'profile.toml'})")
     traces = load_live(run_dirs, concurrency)
     overlay = fit_profile(traces)
     if noise_floor is not None:

@@ -331,7 +331,15 @@ def validate(
     bootstrap data to draw from, as ``agbench sim`` does."""
     if not profile.is_file():
         raise AgbenchError(f"profile not found: {profile}")
+    if out.exists() and not out.is_dir():  # before minutes of simulation, not after
+        raise AgbenchError(f"--out {out} is a file; validation.json goes into a folder")
     fit = load_toml(profile).get("fit", {})
+    if "load_levels" in fit:
+        raise AgbenchError(
+            f"{profile} was calibrated from a load run (the server alone): it holds no agent "
+            "behaviour to replay a sweep with; calibrate from a sweep (agbench calibrate RUN "
+            "--server-profile SERVER_PROFILE.toml --fit-concurrency 1) or validate a load run"
+        )
     if draws is None:
         draws = DEFAULT_DRAWS if has_bootstrap(fit) else 0
     fit_levels = [int(c) for c in fit.get("concurrency", [])]

@@ -132,6 +132,8 @@ def run_load_sim(
         sc = sc.with_profile(Path(profile))
     if not levels:
         raise AgbenchError("no load level given")
+    if (out_dir / "run.json").exists():  # a simulation is not resumed: it runs again elsewhere
+        raise AgbenchError(f"{out_dir} already holds a run; choose another --out")
     records = simulate_load(sc.profile, levels, run_id=out_dir.name)
     meta = RunMeta(
         run_id=out_dir.name,

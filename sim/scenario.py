@@ -92,6 +92,13 @@ class Scenario:
     def with_profile(self, overlay_path: Path) -> Scenario:
         """This scenario with a calibrated profile file's tables laid over its own."""
         data = load_toml(overlay_path)
+        if isinstance(data.get("rates"), dict) and isinstance(data.get("meta"), dict):
+            # a server profile's rates sit at the top; a calibrated profile's under [server]
+            raise AgbenchError(
+                f"{overlay_path} is a server profile (agbench profile-server), not a calibrated "
+                f"profile: agbench calibrate RUN --server-profile {overlay_path} --fit-concurrency 1 "
+                "-o PROFILE.toml makes one"
+            )
         tables = {k: v for k, v in data.items() if k in PROFILE_TABLES}
         if not tables:
             raise AgbenchError(f"{overlay_path}: no profile table ({', '.join(PROFILE_TABLES)})")

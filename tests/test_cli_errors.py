@@ -38,3 +38,27 @@ def test_report_of_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "not an agbench run directory" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_output_path_of_the_wrong_kind_is_refused_before_the_work(tmp_path: Path) -> None:
+    """A folder where a file is written, or a file where a folder is, is one line, checked
+    before the fit or the simulations rather than after them; whatever the OS refuses is one
+    line too."""
+    run = Path(__file__).parents[1] / "calibration" / "reference" / "run"
+    result = _agbench("calibrate", str(run), "--fit-concurrency", "1", "-o", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"agbench: error: -o {tmp_path} is a folder; name the profile file (e.g. {tmp_path / 'profile.toml'})"
+    ]
+    profile, taken = tmp_path / "p.toml", tmp_path / "taken"
+    assert _agbench("calibrate", str(run), "--fit-concurrency", "1", "-o", str(profile)).returncode == 0
+    taken.write_text("")
+    result = _agbench("validate", "--calibration", str(profile), str(run), "--out", str(taken))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"agbench: error: --out {taken} is a file; validation.json goes into a folder"
+    ]
+    result = _agbench("calibrate", str(run), "--fit-concurrency", "1", "-o", str(taken / "p.toml"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [f"agbench: error: [Errno 17] File exists: '{taken}'"]

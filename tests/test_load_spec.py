@@ -102,6 +102,15 @@ def test_sim_load_run_directory_and_cli(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     again = json.loads((tmp_path / "again" / "summary.json").read_text())
     assert again["levels"] == summary["levels"]
+    bad = CliRunner().invoke(
+        main, ["sim", "--scenario", "this-machine-smollm2", "--requests", str(run), "--out", str(run)]
+    )
+    assert bad.exit_code == 2
+    assert f"{run} already holds a run; choose another --out" in bad.output
+    sweep = Path(__file__).parents[1] / "calibration" / "reference" / "run"
+    bad = CliRunner().invoke(main, ["sim", "--scenario", "this-machine-smollm2", "--requests", str(sweep)])
+    assert bad.exit_code == 2
+    assert "is a replay run: its run.json names no load levels" in bad.output
     bad = CliRunner().invoke(main, ["load", "--rates", "1", "--trace", "x.jsonl"])
     assert bad.exit_code == 2
     assert "exactly one of --rates, --poisson or --trace" in bad.output

@@ -32,6 +32,9 @@ def one_line_errors(func: F) -> F:
         except ValueError as exc:
             click.echo(f"agbench: error: {exc}", err=True)
             sys.exit(2)
+        except OSError as exc:  # a path that is a folder, a full disk, no permission: the OS's own words
+            click.echo(f"agbench: error: {exc}", err=True)
+            sys.exit(2)
         except ModuleNotFoundError as exc:  # an optional part that is not installed
             message = missing_extra_message(exc)
             if message is None:

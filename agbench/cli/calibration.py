@@ -10,6 +10,7 @@ import click
 
 from agbench.cli.app import main, one_line_errors
 from agbench.config import parse_concurrency
+from agbench.errors import AgbenchError
 
 
 @main.command()
@@ -19,9 +20,8 @@ from agbench.config import parse_concurrency
 @click.option(
     "--fit-levels",
     type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Load runs: lowest-rate levels.",
+    default=None,
+    help="Load runs: fit on this many lowest-rate levels (default 2).",
 )
 @click.option(
     "--server-profile",
@@ -52,7 +52,7 @@ def calibrate(
     run_dirs: tuple[Path, ...],
     output: Path,
     fit_concurrency: str | None,
-    fit_levels: int,
+    fit_levels: int | None,
     server_profile: Path | None,
     noise_floor: Path | None,
     no_noise_floor: bool,
@@ -63,9 +63,24 @@ def calibrate(
     if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
         from agbench.calibration.load_fit import calibrate_load
 
-        calibrate_load(run_dirs[0], output, fit_levels)
+        sweep_only = {
+            "--fit-concurrency": fit_concurrency is not None,
+            "--server-profile": server_profile is not None,
+            "--noise-floor": noise_floor is not None or no_noise_floor,
+            "--held-out-error": held_out_error is not None or no_held_out_error,
+        }
+        given = [flag for flag, on in sweep_only.items() if on]
+        if given:  # a load run's fit takes none of them: say so rather than drop them
+            raise AgbenchError(
+                f"{run_dirs[0]} is a load run: {', '.join(given)} "
+                f"{'applies' if len(given) == 1 else 'apply'} to agent sweeps "
+                "(a load run takes --fit-levels)"
+            )
+        calibrate_load(run_dirs[0], output, 2 if fit_levels is None else fit_levels)
         click.echo(f"profile: {output}")
         return
+    if fit_levels is not None:
+        raise AgbenchError("--fit-levels applies to a load run; for sweeps use --fit-concurrency")
     from agbench.calibration import calibrate as fit
 
     if no_noise_floor and noise_floor is not None:

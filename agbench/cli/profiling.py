@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from agbench.cli.app import main, one_line_errors
+from agbench.errors import AgbenchError
 
 
 @main.command("profile-server")
@@ -53,7 +54,10 @@ def profile_server(**kw: Any) -> None:
     from agbench.load import SERVER_PROFILE_FILE
 
     if kw["refit"] is not None:
-        click.echo(f"server profile: {refit_server_profile(kw['refit'], kw['out'] / SERVER_PROFILE_FILE)}")
+        target = kw["out"] / SERVER_PROFILE_FILE
+        if target.exists():  # the fit it holds (in place: the one being refitted) is kept
+            raise AgbenchError(f"{target} exists; give --refit another --out")
+        click.echo(f"server profile: {refit_server_profile(kw['refit'], target)}")
         return
 
     server = ServerSettings(

@@ -55,7 +55,7 @@ from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import TokenCounter
-from agbench.load import PROFILE_CALLS_FILE, RequestSpec
+from agbench.load import PROFILE_CALLS_FILE, SERVER_PROFILE_FILE, RequestSpec
 from agbench.usable_cores import available_cores
 
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
@@ -489,6 +489,9 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
     """Measure the server and write ``profile_calls.jsonl``; returns the calls and how they were
     measured, for the fit (calibration/server_profile.py, which live never imports: the CLI
     joins the two)."""
+    held = [options.out / name for name in (PROFILE_CALLS_FILE, SERVER_PROFILE_FILE)]
+    if any(path.exists() for path in held):  # minutes of measurement: never written over
+        raise AgbenchError(f"{options.out} already holds a server profile; give another --out")
     if options.local_url is not None:
         check_llama_server(options.local_url, options.server.n_parallel)  # before OUT is made
     options.out.mkdir(parents=True, exist_ok=True)

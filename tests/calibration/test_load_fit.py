@@ -45,6 +45,46 @@ def test_fitting_a_simulated_load_run_recovers_its_server(tmp_path: Path) -> Non
         assert report["metrics"][name]["mape_held_out"] < 25.0, name
 
 
+def test_options_that_do_not_apply_are_refused_not_dropped(tmp_path: Path) -> None:
+    """A load run's fit takes no server profile or concurrency, a sweep's no --fit-levels, and a
+    load-calibrated profile (the server alone) cannot replay a sweep: each says so in one line
+    instead of writing a profile or a report that silently ignored what was asked."""
+    run = run_load_sim("this-machine-smollm2", _levels()[:2], tmp_path / "run")
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        [
+            "calibrate",
+            str(run),
+            "--server-profile",
+            "sp.toml",
+            "--fit-concurrency",
+            "1",
+            "-o",
+            str(tmp_path / "p.toml"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert "is a load run: --fit-concurrency, --server-profile apply to agent sweeps" in result.output
+    assert not (tmp_path / "p.toml").exists()
+
+    sweep = Path(__file__).parents[2] / "calibration" / "reference" / "run"
+    result = runner.invoke(
+        main, ["calibrate", str(sweep), "--fit-levels", "2", "-o", str(tmp_path / "s.toml")]
+    )
+    assert result.exit_code == 2
+    assert "--fit-levels applies to a load run" in result.output
+
+    profile = tmp_path / "load.toml"
+    assert runner.invoke(main, ["calibrate", str(run), "-o", str(profile)]).exit_code == 0
+    result = runner.invoke(
+        main, ["validate", "--calibration", str(profile), str(sweep), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "was calibrated from a load run" in result.output
+    assert not (tmp_path / "validation.json").exists()
+
+
 def test_a_sweep_run_is_not_a_load_run(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text(json.dumps({"run_id": "x", "source": "live", "agent_kind": "replay"}))
     result = CliRunner().invoke(main, ["calibrate", str(tmp_path), "-o", str(tmp_path / "p.toml")])

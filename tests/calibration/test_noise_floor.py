@@ -104,6 +104,9 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["noise-floor", str(tmp_path), "-o", str(tmp_path / "f.toml")])
     assert result.exit_code != 0
     assert "pairs of run directories" in result.output
+    reference = REPO / "calibration" / "reference"
+    with pytest.raises(AgbenchError, match="load is a load run; noise-floor pairs agent sweeps"):
+        noise_floor.measure_runs([reference / "run", reference / "load"])
     result = CliRunner().invoke(
         main,
         [

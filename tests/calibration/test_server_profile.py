@@ -217,8 +217,11 @@ def test_a_profile_is_fitted_again_from_its_recorded_calls(tmp_path: Path) -> No
     assert (
         tomllib.loads((tmp_path / "cli" / "server_profile.toml").read_text())["rates"]["prefill_batch_s"] > 0
     )
+    done = subprocess.run(cli, capture_output=True, text=True, check=False)  # the same --out again
+    assert done.returncode == 2
+    assert "server_profile.toml exists; give --refit another --out" in done.stderr
     (folder / "profile_calls.jsonl").unlink()
-    done = subprocess.run(cli, capture_output=True, text=True, check=False)
+    done = subprocess.run([*cli[:-1], str(tmp_path / "cli-2")], capture_output=True, text=True, check=False)
     assert done.returncode != 0
     assert "no profile_calls.jsonl beside it" in done.stderr
     with pytest.raises(AgbenchError, match=r"no profile_calls\.jsonl"):
@@ -553,7 +556,17 @@ def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> No
     assert data["rates"]["decode_step_s"] > 0
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]
     assert data["fit"]["masked"]["samples"] >= 1 or "note" in data["fit"]["masked"]
-    assert (tmp_path / "profile_calls.jsonl").is_file()
+    calls = (tmp_path / "profile_calls.jsonl").read_text()
+    again = subprocess.run(  # the same --out: refused before any server starts, nothing written over
+        [sys.executable, "-m", "agbench.cli", "profile-server", "--quick", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert again.returncode == 2
+    assert "already holds a server profile" in again.stderr
+    assert (tmp_path / "profile_calls.jsonl").read_text() == calls
 
 
 DEV_T2_PROFILE = ROOT / "calibration" / "reference" / "dev-t2" / "profile" / "server_profile.toml"

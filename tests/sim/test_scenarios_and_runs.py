@@ -109,6 +109,16 @@ def test_calibrated_profile_overrides_the_scenario(tmp_path: Path) -> None:
     assert sc.profile.device.name == "rtx5090"
 
 
+def test_a_server_profile_is_not_taken_for_a_calibrated_one() -> None:
+    """profile-server's file has the server's rates but no agent behaviour: laid over a
+    scenario it would fail on its own keys; the error says which file it is and what to run."""
+    server_profile = (
+        Path(__file__).parents[2] / "calibration" / "reference" / "dev-profile" / "server_profile.toml"
+    )
+    with pytest.raises(AgbenchError, match=r"is a server profile .* agbench calibrate RUN --server-profile"):
+        load_scenario("this-machine-smollm2").with_profile(server_profile)
+
+
 def test_replay_of_a_trajectory_file(tmp_path: Path) -> None:
     wl = synthetic_workload(load_scenario("this-machine-smollm2").synthetic, seed=3)
     path = tmp_path / "traj.jsonl"

@@ -13,8 +13,8 @@ the final answer on stdout.
 
 from __future__ import annotations
 
+import hashlib
 import os
-import random
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,9 +47,6 @@ def task_deadline_s(own_limit_s: float | None, override_s: float | None = None) 
     if override_s is not None:
         return float(override_s)
     return float(own_limit_s) if own_limit_s is not None else DEFAULT_TIME_LIMIT_S
-
-
-T = TypeVar("T")
 
 
 class ManifestError(AgbenchError):
@@ -259,13 +256,18 @@ def select_tasks(
     return chosen
 
 
-def seeded_order(items: Sequence[T], seed: int) -> list[T]:
+def seeded_order(items: Sequence[S], seed: int) -> list[S]:
     """The suite order for a seed: identical in every configuration, live or simulated.
 
     The paper runs tasks in one fixed random order across configurations; :func:`select_tasks`
-    applies it (to items sorted by task id) for the live runner, the simulator and trajectory
-    synthesis alike.
+    applies it for the live runner, the simulator and trajectory synthesis alike. Each task
+    draws its place from the seed and its own id alone (a hash), so any subset of the tasks
+    comes in the order the whole suite gives it: a trajectory file of the suite's first 16
+    tasks, simulated with ``--limit 4``, runs the four a live ``--limit 4`` runs, in the same
+    order. (A shuffle of the list would order each subset its own way.)
     """
-    order = list(items)
-    random.Random(seed).shuffle(order)
-    return order
+    return sorted(items, key=lambda item: (_place(seed, item.id), item.id))
+
+
+def _place(seed: int, task_id: str) -> bytes:
+    return hashlib.sha256(f"{seed}|{task_id}".encode()).digest()

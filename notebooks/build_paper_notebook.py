@@ -137,7 +137,9 @@ RANGES = """\
 # Three draws keep the notebook quick, so a range is about the draws' min..max and a point
 # often sits outside it; `agbench paper predict` draws 10 by default.
 # `agbench paper predict` also tries perturbed C = 1 fits (--fit-tries) and says whether any
-# reproduces the published C = 1 figures within their bounds.
+# reproduces the published C = 1 figures within their bounds, and runs the tasks in other
+# random orders (--orders): the paper's order is not published, and above C = 1 it decides
+# which tasks share the device at once.
 from agbench.calibration.paper.ranges import paper_ranges, ranged_text, with_ranges
 ranges = paper_ranges(3, (1, 2, 4, 8), fit_tries=0)
 ranged = with_ranges(frame, ranges)

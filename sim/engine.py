@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Collection, Generator
+from collections.abc import Callable, Collection, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ import simpy
 
 from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
+from agbench.errors import AgbenchError
 from agbench.records import TaskRun
 from agbench.sim.agents.task_agent import SimWorld, TaskAgent
 from agbench.sim.clock import events_scheduled
@@ -60,10 +61,23 @@ class SimResult:
         return [r for r in self.records if name == r.TABLE]
 
 
-def task_order(workload: Workload, seed: int, only: Collection[str] | None = None) -> list[SimTask]:
+def task_order(
+    workload: Workload,
+    seed: int,
+    only: Collection[str] | None = None,
+    order: Sequence[str] | None = None,
+) -> list[SimTask]:
     """The order a simulation starts the workload's tasks in: the same for every configuration
-    (paper, §method) and the same as a live sweep of those tasks with that seed and limit."""
-    return workload.run_order(seed, only)
+    (paper, §method) and the same as a live sweep of those tasks with that seed and limit; or
+    ``order``, task ids as a live run recorded them (validation replays that run's order, the
+    one thing that makes it exact whatever selected the tasks then)."""
+    if order is None:
+        return workload.run_order(seed, only)
+    by_id = {t.task: t for t in workload.tasks}
+    missing = [t for t in order if t not in by_id]
+    if missing:
+        raise AgbenchError(f"the workload has no trajectory for task(s) {', '.join(missing)}")
+    return [by_id[t] for t in order if only is None or t in only]
 
 
 STANDIN_SERVER = "cloud-standin"  # the live sampler's name for the stand-in's samples
@@ -113,12 +127,14 @@ def simulate(
     sample_interval_s: float = 5.0,
     per_step_events: bool = False,
     only: Collection[str] | None = None,
+    order: Sequence[str] | None = None,
     jitter: int | None = None,
 ) -> SimResult:
     """Simulate one configuration; deterministic for a given (profile, workload, seed, jitter).
 
     ``only``: run just these tasks of the workload, in the order the seed gives them
-    (validation simulates the tasks a live configuration ran).
+    (validation simulates the tasks a live configuration ran); ``order``: in this order instead
+    (the order the live run recorded).
 
     ``jitter``: the timing-jitter stream (agents/timing_jitter.py) whose draws the harness,
     tool and request-overhead times take; None: every such time at its fitted mean.
@@ -161,7 +177,7 @@ def simulate(
         cloud_server=standin,
         jitter=jitter,
     )
-    queue = task_order(workload, seed, only)
+    queue = task_order(workload, seed, only, order)
     position = [0]
 
     def worker() -> Generator[simpy.Event, Any, None]:

@@ -13,11 +13,17 @@ figures cannot tell apart from the shipped one. A draw here
 2. draws each device's ``[uncertainty]`` assumptions (sim/uncertainty.py) independently;
 3. simulates both devices' matrices with both.
 
-The two sources are drawn and reported apart (``assumed`` and ``fit`` ranges), since one says
-how much the hardware assumptions matter and the other how much the fit does. A range is the
-5th to 95th percentile over its draws. What is not drawn: the per-category success
-probabilities (fixed by construction from the paper's counts), the fitted cloud and exposure
-overlays, and the workload seed. Tries and accepted fits are reported, so a narrow range from
+A third source is the order the tasks start in. The paper ran its 60 tasks in one fixed random
+order it does not publish, and above one agent the order decides which tasks share the device
+and the pool at once; an ``order`` draw runs the shipped fit at the devices' stated values with
+the tasks in another random order (``agbench.task.seeded_order`` of another seed; the tasks'
+own draws unchanged, so C = 1 stays as fitted).
+
+The sources are drawn and reported apart (``assumed``, ``fit`` and ``order`` ranges), since
+each says how much one unknown matters. A range is the 5th to 95th percentile over its draws.
+What is not drawn: the per-category success probabilities (fixed by construction from the
+paper's counts), the fitted cloud and exposure overlays, and the workload's task draws (its
+seed). Tries and accepted fits are reported, so a narrow range from
 few accepted draws reads as what it is, and no accepted fit is said plainly: measured when this
 was written, even a 2 % perturbation breaks 4-7 of the 18 bounded figures (the synthetic
 draws shift with the values) and other seeds of the shipped fit miss 12-14, so the shipped fit
@@ -43,6 +49,7 @@ from agbench.sim import load_scenario, simulate
 from agbench.sim.profiles import Profile
 from agbench.sim.uncertainty import assumption_overlays, stated_values
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
+from agbench.task import seeded_order
 
 #: sd of the log (logit) factor applied to each tuned value: about +-5 %.
 SPREAD = 0.05
@@ -64,7 +71,8 @@ METHOD = (
     "assumed: the shipped fit on draws of each device's [uncertainty] ranges (not a calibrated "
     "interval); fit: perturbed fits (behaviour values x a lognormal factor, sd "
     f"{SPREAD:g}) kept only when every bounded C = 1 figure stays within its bound; not a "
-    "bootstrap (the paper publishes no per-task data to resample)"
+    "bootstrap (the paper publishes no per-task data to resample); order: the shipped fit at the "
+    "stated values, the tasks started in other random orders (the paper's is not published)"
 )
 
 
@@ -74,19 +82,23 @@ class PaperRanges:
 
     ``assumed``: the shipped fit on each device's ``[uncertainty]`` draws (``<col>_p05`` /
     ``<col>_p95``). ``fit``: perturbed fits the C = 1 figures accept, devices at their stated
-    values (``fit_<col>_p05`` / ``fit_<col>_p95``), empty when no perturbed fit was accepted."""
+    values (``fit_<col>_p05`` / ``fit_<col>_p95``), empty when no perturbed fit was accepted.
+    ``order``: the shipped fit at the stated values, the tasks in other random orders
+    (``order_<col>_p05`` / ``order_<col>_p95``), empty when none was asked for."""
 
     assumed: pd.DataFrame
     fit: pd.DataFrame
+    order: pd.DataFrame = field(default_factory=pd.DataFrame)
     assumption_draws: int = 0
     fit_tries: int = 0
     fit_accepted: int = 0
+    order_draws: int = 0
     method: str = METHOD
     not_drawn: list[str] = field(
         default_factory=lambda: [
             "per-category success probabilities (fixed from the paper's counts)",
             "the fitted cloud cache-hit, re-delegation and exposure overlays",
-            "the workload seed",
+            "the workload's task draws (its seed)",
         ]
     )
 
@@ -130,13 +142,22 @@ def perturbed(params: SyntheticParams, rng: np.random.Generator) -> SyntheticPar
 
 
 def _summary(
-    profile: Profile, params: SyntheticParams, levels: list[int], seed: int, device: str
+    profile: Profile,
+    params: SyntheticParams,
+    levels: list[int],
+    seed: int,
+    device: str,
+    order_seed: int | None = None,
 ) -> RunSummary:
+    """Both matrices' summary; ``order_seed``: the tasks start in that seed's order instead."""
     workload = synthetic_workload(params, seed)
+    order = None if order_seed is None else [t.task for t in seeded_order(workload.tasks, order_seed)]
     records: list[Any] = []
     for arch in ARCHS:
         for c in levels:
-            records += simulate(profile, arch, c, seed, workload, device=device, run_id="ranges").records
+            records += simulate(
+                profile, arch, c, seed, workload, device=device, run_id="ranges", order=order
+            ).records
     prices = profile.cloud.prices
     meta = {
         "source": "sim",
@@ -168,9 +189,12 @@ def _bands(rows: list[dict[str, Any]], prefix: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def paper_ranges(draws: int, concurrency: tuple[int, ...], seed: int = 0, fit_tries: int = 0) -> PaperRanges:
-    """The predicted matrix's ranges: ``draws`` assumption draws on the shipped fit, and up to
-    ``fit_tries`` perturbed fits (each about as costly as ``agbench paper check``)."""
+def paper_ranges(
+    draws: int, concurrency: tuple[int, ...], seed: int = 0, fit_tries: int = 0, orders: int = 0
+) -> PaperRanges:
+    """The predicted matrix's ranges: ``draws`` assumption draws on the shipped fit, up to
+    ``fit_tries`` perturbed fits (each about as costly as ``agbench paper check``), and
+    ``orders`` other task orders (each about as costly as one assumption draw)."""
 
     scenarios = {name: load_scenario(name) for name in DEVICES}
     base = scenarios["paper-rtx5090"].synthetic  # one workload for both devices
@@ -193,18 +217,25 @@ def paper_ranges(draws: int, concurrency: tuple[int, ...], seed: int = 0, fit_tr
             summary = _summary(sc.profile, params, levels, seed, DEVICES[name])
             fitted += [row_of(name, e) | {"draw": accepted} for e in summary.configurations]
         accepted += 1
+    ordered: list[dict[str, Any]] = []
+    for k in range(orders):  # seeds other than the shipped one's: each another order
+        for name, sc in scenarios.items():
+            summary = _summary(sc.profile, base, levels, seed, DEVICES[name], order_seed=seed + 1 + k)
+            ordered += [row_of(name, e) | {"draw": k} for e in summary.configurations]
     return PaperRanges(
         _bands(assumed, ""),
         _bands(fitted, "fit_"),
+        _bands(ordered, "order_"),
         assumption_draws=draws,
         fit_tries=fit_tries,
         fit_accepted=accepted,
+        order_draws=orders,
     )
 
 
 def with_ranges(frame: pd.DataFrame, ranges: PaperRanges) -> pd.DataFrame:
-    """predict()'s frame with both ranges' columns joined on (device, arch, C)."""
-    for part in (ranges.assumed, ranges.fit):
+    """predict()'s frame with every range's columns joined on (device, arch, C)."""
+    for part in (ranges.assumed, ranges.fit, ranges.order):
         if not part.empty:
             frame = frame.merge(part, on=["device", "arch", "C"], how="left")
     return frame
@@ -212,8 +243,8 @@ def with_ranges(frame: pd.DataFrame, ranges: PaperRanges) -> pd.DataFrame:
 
 def ranged_text(frame: pd.DataFrame, col: str, digits: int = 2, prefix: str = "") -> pd.Series:
     """``value [lo, hi]`` per row for one ranged column (``value`` alone without a range, a
-    trailing ``*`` when the point lies outside its range); ``prefix`` ``fit_`` reads the fit
-    range instead of the assumption range."""
+    trailing ``*`` when the point lies outside its range); ``prefix`` ``fit_`` (``order_``)
+    reads the fit (order) range instead of the assumption range."""
 
     def cell(r: pd.Series) -> str:
         v = r[col]

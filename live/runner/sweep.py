@@ -11,6 +11,7 @@ short are marked ``interrupted`` and run again as a new attempt.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import re
 import shutil
@@ -205,6 +206,20 @@ def _options_for_resume(options: SweepOptions) -> tuple[SweepOptions, RunStore]:
     return restored, store
 
 
+def _recorded_order(options: SweepOptions, store: RunStore) -> list[Task]:
+    """A resumed sweep runs the tasks its run.json recorded, in that order: the selection rule
+    (or the suite) of the agbench resuming it may give another order or, with ``--limit``,
+    other tasks, and a sweep half in one order and half in another is two sweeps."""
+    recorded = store.run_meta().task_order
+    if not recorded:  # a run.json from before task_order was written
+        return select_run_tasks(options)
+    by_id = {t.id: t for t in select_run_tasks(dataclasses.replace(options, limit=None))}
+    gone = [t for t in recorded if t not in by_id]
+    if gone:
+        raise AgbenchError(f"{store.root}: task(s) {', '.join(gone)} of this run are no longer in the suite")
+    return [by_id[t] for t in recorded]
+
+
 def _new_run_dir(options: SweepOptions) -> Path:
     if options.out is not None:
         return options.out
@@ -228,7 +243,7 @@ def run_sweep(options: SweepOptions) -> Path:
         marked = []
     validate_options(options)
     agent = make_agent(options)  # a missing trajectory file fails here, before a run dir exists
-    tasks = select_run_tasks(options)
+    tasks = select_run_tasks(options) if store is None else _recorded_order(options, store)
     if not tasks:
         raise AgbenchError("no task selected")
     if options.agent_kind is AgentKind.REPLAY:  # every (task, architecture) needs its trajectory

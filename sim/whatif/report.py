@@ -148,6 +148,7 @@ def _scatter(result: WhatIfResult, x: str, y: str) -> str:
         fig = Figure(figsize=(4.2, 3.2))
         ax = fig.add_subplot(1, 1, 1)
         front = set(result.front)
+        labelled: set[str] = set()  # each architecture named once, on whichever points it has
         for arch, colour in ARCH_COLOURS.items():
             pts = [
                 r
@@ -163,6 +164,7 @@ def _scatter(result: WhatIfResult, x: str, y: str) -> str:
                     alpha=0.35,
                     label=arch,
                 )
+                labelled.add(arch)
             for guard, marker in ((False, "D"), (True, "*")):  # the guard axis: stars are guarded
                 fp = [
                     result.results[i]
@@ -179,10 +181,13 @@ def _scatter(result: WhatIfResult, x: str, y: str) -> str:
                         edgecolors="black",
                         linewidths=0.8,
                         marker=marker,
+                        label=None if arch in labelled else arch,
                     )
+                    labelled.add(arch)
         ax.set_xlabel(f"{x} ({UNITS[x]}, {'higher' if OBJECTIVES[x] == 'max' else 'lower'} better)")
         ax.set_ylabel(f"{y} ({UNITS[y]})")
-        ax.legend(fontsize=6, loc="best")
+        if labelled:
+            ax.legend(fontsize=6, loc="best")
         fig.tight_layout()
         return to_svg(fig)
 

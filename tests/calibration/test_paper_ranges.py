@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
+from click.testing import CliRunner
 
+from agbench.calibration.paper.predict import cli as predict_cli
 from agbench.calibration.paper.ranges import PaperRanges, paper_ranges, perturbed, ranged_text, with_ranges
 from agbench.sim import load_scenario
 
@@ -21,6 +24,25 @@ def test_assumption_ranges_cover_the_matrix_and_no_fit_is_claimed_without_accept
         assert ranges.fit.empty
         assert ranges.fit_note().startswith("no range over C = 1 fits")
     assert "not a calibrated interval" in ranges.method
+
+
+@pytest.mark.slow  # the whole predicted matrix through the command line: about half a minute
+def test_other_task_orders_leave_one_agent_alone_and_move_more() -> None:
+    """An order draw changes only which tasks start together: at C = 1 every task runs alone,
+    so its figures stay the shipped fit's; above, the order moves them (the range is not a
+    point)."""
+    ranges = paper_ranges(0, (1, 4), seed=0, orders=3)
+    assert ranges.order_draws == 3
+    assert ranges.assumed.empty
+    frame = ranges.order
+    assert len(frame) == 2 * 4 * 2
+    alone = frame[frame["C"] == 1]
+    assert (alone["order_success_p05"] == alone["order_success_p95"]).all()
+    together = frame[frame["C"] == 4]
+    assert (together["order_suite_h_p95"] - together["order_suite_h_p05"] > 0).any()
+    result = CliRunner().invoke(predict_cli, ["--draws", "0", "--fit-tries", "0", "--orders", "2"])
+    assert result.exit_code == 0, result.output
+    assert "90 % ranges over 2 other task orders" in result.output
 
 
 def test_perturbed_fits_move_the_tuned_values_only() -> None:

@@ -8,6 +8,7 @@ task) pair has exactly one finished attempt; attempts cut short stay in the jour
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -140,3 +141,33 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
     check_one_finished_attempt_per_pair(run_dir, stopped)
+
+
+def test_a_resume_runs_the_tasks_run_json_recorded_in_that_order(tmp_path: Path) -> None:
+    """The agbench that resumes a sweep may order or limit the suite another way than the one
+    that started it (a new selection rule, a changed suite): the resumed sweep runs the tasks
+    its run.json recorded, in that order, not what ``--limit`` would pick now."""
+    from agbench.task import load_suite, select_tasks
+
+    run_dir = tmp_path / "run"
+    cmd = [
+        sys.executable, "-m", "agbench.cli", "sweep", "--agent", "oracle", "--archs", "LO",
+        "--concurrency", "1", "--limit", "1", "--out", str(run_dir), "--quiet",
+    ]  # fmt: skip
+    first = subprocess.run(cmd, cwd=tmp_path, capture_output=True, timeout=300)
+    assert first.returncode == 0, first.stderr.decode()[-2000:]
+    chosen = select_tasks(load_suite(), seed=0)
+    assert RunStore.open(run_dir).run_meta().task_order == [chosen[0].id]
+    # as if another agbench had started it: a task today's rule puts elsewhere, then the one run
+    meta_path = run_dir / "run.json"
+    meta = json.loads(meta_path.read_text())
+    meta["task_order"] = [chosen[5].id, chosen[0].id]
+    meta_path.write_text(json.dumps(meta, indent=2))
+    assert RunStore.open(run_dir).run_meta().task_order == [chosen[5].id, chosen[0].id]
+    resumed = subprocess.run(
+        [sys.executable, "-m", "agbench.cli", "sweep", "--resume", str(run_dir), "--quiet"],
+        cwd=tmp_path, capture_output=True, timeout=300,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
+    runs = RunStore.open(run_dir).table("task_runs").sort_values("t_start")
+    assert list(runs["task"]) == [chosen[0].id, chosen[5].id]  # the recorded one, and only it, added

@@ -222,9 +222,10 @@ def incomplete_configurations(task_runs: pd.DataFrame) -> set[tuple[str, int]]:
 def live_order(run_dir: Path, recorded: list[str], workload: Workload, seed: int) -> list[str] | None:
     """The order the live run started its tasks in (run.json's ``task_order``), which the
     simulation of it follows, less tasks the workload has no trajectory for (logged); None where
-    the run recorded no order (the seed's order then, logged). Why not the seed's order always:
-    a sweep whose trajectory file held more tasks than it ran (``--limit``), or that picked them
-    by category, started them in an order the seed does not give for the workload's tasks."""
+    the run recorded no order (the seed's order then, logged). Why not recompute it from the
+    seed: that assumes the selection rule and the suite of the agbench that recorded the run
+    (until 2026-12-07 a subset was shuffled on its own, so a sweep whose trajectory file held
+    more tasks than it ran was simulated in another order than it ran)."""
     if not recorded:
         log.warning("%s: run.json records no task order; the simulation takes seed %d's", run_dir, seed)
         return None

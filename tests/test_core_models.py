@@ -96,6 +96,11 @@ def test_select_tasks_is_one_seeded_order() -> None:
     office = select_tasks(items, seed=7, categories=["office"])
     assert {i.category for i in office} == {"office"}
     assert len(office) == 10
+    # any subset comes in the whole suite's order: a trajectory file of the first 12 tasks,
+    # limited to 4, gives the four a limited sweep of the suite runs, in its order
+    assert office == [i for i in full if i.category == "office"]
+    assert select_tasks(full[:12], seed=7, limit=4) == full[:4]
+    assert seeded_order(items, 8) != full  # another seed, another order
     with pytest.raises(AgbenchError, match="--limit"):
         select_tasks(items, seed=7, limit=0)
 

@@ -174,33 +174,39 @@ def cli(out: Path | None, seed: int, draws: int, fit_tries: int, orders: int) ->
     if ranges is None:
         return
     ranged = with_ranges(frame, ranges)
-    shown = ranged[["device", "arch", "C"]].copy()
-    for col in RANGED:
-        shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2)
-    click.echo("")
-    click.echo(f"90 % ranges over {ranges.assumption_draws} draws of the devices' stated assumptions")
-    click.echo("(a range over assumptions, not a calibrated interval; *: the point lies outside it):")
-    with pd.option_context("display.width", 250, "display.max_rows", 100):
-        click.echo(shown.to_string(index=False))
+    if ranges.assumption_draws:
+        _echo_ranges(
+            ranged,
+            "",
+            f"90 % ranges over {ranges.assumption_draws} draws of the devices' stated assumptions\n"
+            "(a range over assumptions, not a calibrated interval; *: the point lies outside it):",
+        )
     if ranges.fit_accepted:
-        fit_shown = ranged[["device", "arch", "C"]].copy()
-        for col in RANGED:
-            fit_shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2, prefix="fit_")
-        with pd.option_context("display.width", 250, "display.max_rows", 100):
-            click.echo(fit_shown.to_string(index=False))
+        _echo_ranges(
+            ranged,
+            "fit_",
+            f"90 % ranges over {ranges.fit_accepted} accepted C = 1 fits (*: the point lies outside it):",
+        )
     click.echo(ranges.fit_note())
     if ranges.order_draws:
-        order_shown = ranged[["device", "arch", "C"]].copy()
-        for col in RANGED:
-            order_shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2, prefix="order_")
-        click.echo("")
-        click.echo(
+        _echo_ranges(
+            ranged,
+            "order_",
             f"90 % ranges over {ranges.order_draws} other task orders (the shipped fit, the devices' "
-            "stated values; the paper's order is not published; *: the point lies outside it):"
+            "stated values; the paper's order is not published; *: the point lies outside it):",
         )
-        with pd.option_context("display.width", 250, "display.max_rows", 100):
-            click.echo(order_shown.to_string(index=False))
     click.echo(f"method: {ranges.method}; not drawn: {'; '.join(ranges.not_drawn)}")
+
+
+def _echo_ranges(ranged: pd.DataFrame, prefix: str, header: str) -> None:
+    """One range table: each ranged figure as ``point [p05, p95]`` from the ``prefix`` range."""
+    shown = ranged[["device", "arch", "C"]].copy()
+    for col in RANGED:
+        shown[col] = ranged_text(ranged, col, 0 if col == "success" else 2, prefix=prefix)
+    click.echo("")
+    click.echo(header)
+    with pd.option_context("display.width", 250, "display.max_rows", 100):
+        click.echo(shown.to_string(index=False))
 
 
 def main(argv: list[str] | None = None) -> int:

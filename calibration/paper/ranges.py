@@ -149,7 +149,8 @@ def _summary(
     device: str,
     order_seed: int | None = None,
 ) -> RunSummary:
-    """Both matrices' summary; ``order_seed``: the tasks start in that seed's order instead."""
+    """One device's matrix (every architecture at each level) summarized; ``order_seed``: the
+    tasks start in that seed's order instead of ``seed``'s."""
     workload = synthetic_workload(params, seed)
     order = None if order_seed is None else [t.task for t in seeded_order(workload.tasks, order_seed)]
     records: list[Any] = []

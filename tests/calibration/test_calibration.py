@@ -233,3 +233,24 @@ def test_a_simulated_pair_keeps_the_simulated_calls_the_summaries_were_made_from
             (calls["architecture"] == entry.architecture.value) & (calls["concurrency"] == entry.concurrency)
         ]
         assert entry.model_calls == len(mine)
+
+
+def test_the_simulation_of_a_live_run_starts_its_tasks_in_the_recorded_order(
+    profile: Path, tmp_path: Path
+) -> None:
+    """Validation replays the order run.json recorded, not one recomputed from the seed: a
+    run recorded under another selection rule (or from a trajectory file holding more tasks
+    than it ran) is simulated as it ran."""
+    import shutil
+
+    run = shutil.copytree(REFERENCE, tmp_path / "run")
+    meta = json.loads((run / "run.json").read_text())
+    recorded = list(reversed(meta["task_order"]))  # no seed gives this order: the run's own
+    meta["task_order"] = recorded
+    (run / "run.json").write_text(json.dumps(meta, indent=2))
+    tables = simulate_pair(run, profile).sim_tables["task_runs"]
+    for (_, concurrency), group in tables.groupby(["architecture", "concurrency"]):
+        started = list(group.sort_values(["t_start", "task"])["task"])
+        # one agent starts each task when the last ends; C agents start the first C at once
+        assert started[concurrency:] == recorded[concurrency:]
+        assert set(started[:concurrency]) == set(recorded[:concurrency])

@@ -50,6 +50,7 @@ from agbench.calibration.server_profile import rate_value
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
+from agbench.metrics.repeats import repeats_of
 from agbench.records import TABLES, arrow_schema
 from agbench.results import RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
@@ -131,8 +132,12 @@ def simulate_pair(
     live = summarize(live_tables, store.meta())
     workload = replay_workload(run_trajectories(run_dir, meta))
     seed = meta.seed if seed is None else seed
-    # the live run's own order (run.json): the simulation starts its tasks as it did
+    # the live run's own order (run.json): the simulation starts its tasks as it did, each
+    # as often as --repeat ran it, repeat by repeat, as the live queue holds them
     order = live_order(run_dir, meta.task_order, workload, seed)
+    repeats = repeats_of(store.meta())
+    if order is not None:
+        order = [task for _ in range(repeats) for task in order]
     records: list[Any] = []
     warnings: list[str] = []
     servers = meta.local.servers if meta.local is not None else {}
@@ -184,7 +189,11 @@ def simulate_pair(
         records += result.records
         warnings += [f"{entry.architecture.value} C={conc}: {w}" for w in result.range_warnings]
     sim_meta = RunMeta(
-        run_id=f"sim-{run_dir.name}", source=RunSource.SIM, agent_kind=workload.agent_kind, cloud=meta.cloud
+        run_id=f"sim-{run_dir.name}",
+        source=RunSource.SIM,
+        agent_kind=workload.agent_kind,
+        cloud=meta.cloud,
+        options={"repeat": repeats} if repeats > 1 else {},  # every repeat counts, as live
     )
     sim_tables = records_to_tables(records)
     live_outcomes = {k: v for k, v in outcomes_of(live_tables["task_runs"]).items() if k[:2] not in skipped}

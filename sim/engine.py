@@ -134,7 +134,8 @@ def simulate(
 
     ``only``: run just these tasks of the workload, in the order the seed gives them
     (validation simulates the tasks a live configuration ran); ``order``: in this order instead
-    (the order the live run recorded).
+    (the order the live run recorded; a task named twice runs twice, as attempts 1 and 2, the
+    way ``--repeat`` runs it).
 
     ``jitter``: the timing-jitter stream (agents/timing_jitter.py) whose draws the harness,
     tool and request-overhead times take; None: every such time at its fitted mean.
@@ -179,12 +180,15 @@ def simulate(
     )
     queue = task_order(workload, seed, only, order)
     position = [0]
+    attempts: dict[str, int] = {}  # a task the queue holds twice (``--repeat``) runs as attempt 2
 
     def worker() -> Generator[simpy.Event, Any, None]:
         while position[0] < len(queue):
             task = queue[position[0]]
             position[0] += 1
-            agent = TaskAgent(world, task, workload.trajectory(task.task, architecture.value))
+            attempts[task.task] = attempts.get(task.task, 0) + 1
+            trajectory = workload.trajectory(task.task, architecture.value)
+            agent = TaskAgent(world, task, trajectory, attempt=attempts[task.task])
             yield from agent.process()
 
     for _ in range(max(1, concurrency)):

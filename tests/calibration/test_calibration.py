@@ -254,3 +254,25 @@ def test_the_simulation_of_a_live_run_starts_its_tasks_in_the_recorded_order(
         # one agent starts each task when the last ends; C agents start the first C at once
         assert started[concurrency:] == recorded[concurrency:]
         assert set(started[:concurrency]) == set(recorded[:concurrency])
+
+
+def test_a_repeated_run_is_simulated_repeat_by_repeat(profile: Path, tmp_path: Path) -> None:
+    """``--repeat N`` runs every task N times and every attempt counts: its simulation runs the
+    recorded order N times over (attempts 1..N) and counts every one, as the live summary does
+    (a run recorded once per task, given two attempts each, stands in for one)."""
+    import shutil
+
+    import pandas as pd
+
+    run = shutil.copytree(REFERENCE, tmp_path / "run")
+    meta = json.loads((run / "run.json").read_text())
+    meta["options"]["repeat"] = 2
+    (run / "run.json").write_text(json.dumps(meta, indent=2))
+    path = run / "traces" / "task_runs.parquet"
+    runs = pd.read_parquet(path)
+    pd.concat([runs, runs.assign(attempt=runs["attempt"] + 1)]).to_parquet(path)
+    pair = simulate_pair(run, profile)
+    attempts = pair.sim_tables["task_runs"].groupby(["architecture", "concurrency", "task"])["attempt"]
+    assert set(attempts.apply(sorted).map(tuple)) == {(1, 2)}
+    for live, sim in zip(pair.live.configurations, pair.sim.configurations, strict=True):
+        assert live.tasks == sim.tasks == 2 * len(meta["task_order"])

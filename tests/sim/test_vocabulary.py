@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import pytest
+
 from agbench.attempt import AgentLabel, Endpoint, ErrorClass, MessageKind
+from agbench.errors import AgbenchError
 from agbench.records import Message, ModelCall, TaskRun, ToolCall
 from agbench.sim import load_scenario, simulate
 from agbench.status import Status
@@ -77,3 +80,18 @@ def test_tasks_run_in_the_core_order_and_limit_takes_its_first_n() -> None:
         assert started == order  # C = 1: each task starts when the previous one ends
         limited = simulate(sc.profile, "CO", 1, seed, sc.workload(limit=5))
         assert limited.task_order == order[:5]
+
+
+def test_an_explicit_order_runs_as_given_and_a_task_named_twice_is_its_second_attempt() -> None:
+    """``order`` (validation's: the order a live run recorded, repeated as ``--repeat`` ran
+    it) replaces the seed's; a task named twice runs twice, as attempts 1 and 2."""
+    sc = load_scenario("this-machine-smollm2")
+    full = sc.workload()
+    ids = [t.task for t in full.tasks[:3]]
+    order = [*reversed(ids), *reversed(ids)]
+    result = simulate(sc.profile, "CO", 1, 0, full, order=order)
+    runs = sorted(result.task_runs(), key=lambda r: r.t_start)
+    assert [r.task for r in runs] == order
+    assert [r.attempt for r in runs] == [1, 1, 1, 2, 2, 2]
+    with pytest.raises(AgbenchError, match="no trajectory for task"):
+        simulate(sc.profile, "CO", 1, 0, full, order=["no-such-task"])

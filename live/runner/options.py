@@ -207,23 +207,27 @@ def default_device_name() -> str:
 
 def select_run_tasks(options: SweepOptions) -> list[Task]:
     """The sweep's tasks in run order: the suite (or ``--task`` ids) in the seeded order, then
-    ``--limit``'s first N, exactly as ``agbench trajectories synth`` and the simulator pick them."""
+    ``--limit``'s first N, exactly as ``agbench trajectories synth`` and the simulator pick them.
+
+    A replay sweep without ``--task`` ids picks among the tasks its trajectory file holds, as
+    ``agbench sim --trajectories`` does: ``--limit 4`` replays the file's first four in the
+    suite's order, not the suite's first four (which the file may not hold). Named ids are
+    kept as named, so a missing trajectory is reported by name."""
     if options.suites or options.profile:
         # Suites (agbench.suites): a suite that may not run contributes rows with its strict
         # status (manifest, assets, required tools) while the other suites run.
-
-        planned = plan_suites(
+        pool = plan_suites(
             options.tasks_root or suite_root(), list(options.suites), options.profile, TOOL_NAMES
         )
-        return select_tasks(
-            planned,
-            ids=options.task_ids or None,
-            categories=options.categories or None,
-            limit=options.limit,
-            seed=options.seed,
-        )
+    else:
+        pool = load_suite(options.tasks_root)
+    replaying = options.agent_kind is AgentKind.REPLAY and not options.task_ids
+    # a missing trajectory file is make_agent's one-line error, not this one's
+    if replaying and options.trajectories is not None and options.trajectories.is_file():
+        replayable = {t.task for t in TrajectorySet.load(options.trajectories).trajectories}
+        pool = [t for t in pool if t.id in replayable]
     return select_tasks(
-        load_suite(options.tasks_root),
+        pool,
         ids=options.task_ids or None,
         categories=options.categories or None,
         limit=options.limit,

@@ -167,6 +167,9 @@ def simulate_pair(
             sc.profile.server.kv_sampled_as = "slots_output_twice"
         if meta.time_limit_s:
             sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
+        # the run's per-endpoint token caps cut each request as they cut it live
+        sc.profile.behaviour.local_max_tokens = meta.options.get("local_max_tokens") or None
+        sc.profile.behaviour.cloud_max_tokens = meta.options.get("cloud_max_tokens") or None
         # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
         sc.profile.behaviour.hcl_sub_agent = recorded_sub_agent(meta.options).value
         runs = live_tables["task_runs"]

@@ -237,7 +237,12 @@ class TaskAgent:
                     stop = self._on_context_error(st, role, index, prompt, persistent)
                     if stop is not None:
                         return stop
-                out = result.completion_tokens
+                # what a token cap cut is still in the history: the replay agent pads to it
+                out = (
+                    result.completion_tokens
+                    + turn.output_tokens
+                    - self._capped(turn.output_tokens, LOCAL_ENDPOINT)
+                )
             else:
                 ok = yield from self._cloud_call(
                     st,
@@ -296,6 +301,12 @@ class TaskAgent:
                 return outcome, history
         return OK, history
 
+    def _capped(self, tokens: int, endpoint: str) -> int:
+        """A request's output under the run's token cap on that endpoint (live: ``min``)."""
+        b = self.w.profile.behaviour
+        cap = b.local_max_tokens if endpoint == LOCAL_ENDPOINT else b.cloud_max_tokens
+        return tokens if cap is None else min(tokens, cap)
+
     def _local_call(
         self,
         st: TaskState,
@@ -316,7 +327,9 @@ class TaskAgent:
             yield self._sleep(st, overhead)
             if st.expired:
                 return None
-        req = w.server.submit(conv_key, sys_key, sys_tokens, prompt, turn.output_tokens)
+        req = w.server.submit(
+            conv_key, sys_key, sys_tokens, prompt, self._capped(turn.output_tokens, LOCAL_ENDPOINT)
+        )
         if overhead <= 0:
             t0 = req.t_arrive
         st.current = ("slot", req, req.done)
@@ -382,6 +395,7 @@ class TaskAgent:
     ) -> Generator[simpy.Event, Any, bool]:
         w = self.w
         t0 = w.env.now
+        output = self._capped(output, Endpoint.CLOUD.value)
         if w.cloud_server is not None:
             self._draw_exposure(st, t0)
             key = conv_key if conv_key is not None else (self.task.task, self.attempt, role, st.calls)

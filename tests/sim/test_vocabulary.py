@@ -15,7 +15,7 @@ import pytest
 from agbench.attempt import AgentLabel, Endpoint, ErrorClass, MessageKind
 from agbench.errors import AgbenchError
 from agbench.records import Message, ModelCall, TaskRun, ToolCall
-from agbench.sim import load_scenario, simulate
+from agbench.sim import SimResult, load_scenario, simulate
 from agbench.status import Status
 from agbench.task import select_tasks
 
@@ -95,3 +95,24 @@ def test_an_explicit_order_runs_as_given_and_a_task_named_twice_is_its_second_at
     assert [r.attempt for r in runs] == [1, 1, 1, 2, 2, 2]
     with pytest.raises(AgbenchError, match="no trajectory for task"):
         simulate(sc.profile, "CO", 1, 0, full, order=["no-such-task"])
+
+
+def test_a_token_cap_cuts_each_request_and_the_replayed_history_keeps_its_size() -> None:
+    """``--local-max-tokens`` / ``--cloud-max-tokens`` cut what each request generates on that
+    endpoint; the replay agent still pads the next prompt to the recorded size, so the
+    prompts a capped run sends are the uncapped run's."""
+    sc = load_scenario("this-machine-smollm2")
+    workload = sc.workload(limit=3)
+    free = simulate(sc.profile, "HLL", 1, 0, workload)
+    sc.profile.behaviour.local_max_tokens, sc.profile.behaviour.cloud_max_tokens = 5, 7
+    capped = simulate(sc.profile, "HLL", 1, 0, workload)
+
+    def calls(result: SimResult, endpoint: Endpoint) -> list[ModelCall]:
+        rows = [r for r in result.records if isinstance(r, ModelCall) and r.endpoint == endpoint]
+        return sorted(rows, key=lambda r: r.t_start)
+
+    for endpoint, cap in ((Endpoint.LOCAL, 5), (Endpoint.CLOUD, 7)):
+        before, after = calls(free, endpoint), calls(capped, endpoint)
+        assert [r.prompt_tokens for r in after] == [r.prompt_tokens for r in before]
+        assert [r.completion_tokens for r in after] == [min(r.completion_tokens, cap) for r in before]
+        assert any(r.completion_tokens > cap for r in before)  # the cap had something to cut

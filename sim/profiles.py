@@ -437,9 +437,10 @@ class BehaviourProfile:
     # The run's deadline override, shared by every agent of a task; None: each task's own limit
     # (agbench.task.task_deadline_s, the rule live runs use too).
     deadline_s: Annotated[float | None, Bound(gt=0, unit="s")] = None
-    # The run's token caps per endpoint (``--max-tokens``, ``--local-max-tokens``,
-    # ``--cloud-max-tokens``): a request generates at most this many tokens; None: no cap. A
-    # replayed history still grows by the recorded output, as the live replay agent pads it.
+    # The run's token caps per endpoint (``--local-max-tokens``, ``--cloud-max-tokens``; what
+    # a replayed request asks for is capped by them live): a request generates at most this
+    # many tokens; None: no cap. A replayed history still grows by the recorded output, as the
+    # live replay agent pads it.
     local_max_tokens: Annotated[int | None, Bound(ge=1, unit="tokens")] = None
     cloud_max_tokens: Annotated[int | None, Bound(ge=1, unit="tokens")] = None
     lo_stop_on_context_error: bool = True  # the local agent does not compact its history

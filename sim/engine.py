@@ -22,7 +22,8 @@ from agbench.attempt import RunScope
 from agbench.config import Architecture, Configuration
 from agbench.errors import AgbenchError
 from agbench.records import TaskRun
-from agbench.sim.agents.task_agent import SimWorld, TaskAgent
+from agbench.sim.agents.task_agent import TaskAgent
+from agbench.sim.agents.world import SimWorld
 from agbench.sim.clock import events_scheduled
 from agbench.sim.entities.cloud import CloudAPI
 from agbench.sim.entities.cpu import ProcessorSharingCPU

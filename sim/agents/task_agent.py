@@ -11,22 +11,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 import simpy
 
-from agbench.attempt import AgentLabel, Endpoint, MessageKind, RunScope
+from agbench.attempt import AgentLabel, Endpoint, MessageKind
 from agbench.config import Architecture
-from agbench.hcl_sub_agent import SubAgentMemory, sub_agent_memory
-from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole, agent_label
+from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, SimRole
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
 from agbench.sim.agents.timing_jitter import TimingJitter
-from agbench.sim.entities.cloud import CloudAPI, CloudReply
-from agbench.sim.entities.cpu import HARNESS, ProcessorSharingCPU
-from agbench.sim.entities.local_server import LocalRequest, LocalServer
-from agbench.sim.profiles import Profile
+from agbench.sim.agents.world import SimWorld, TaskState
+from agbench.sim.entities.cloud import CloudReply
+from agbench.sim.entities.cpu import HARNESS
+from agbench.sim.entities.local_server import LocalRequest
 from agbench.sim.workloads.base import SimTask
 from agbench.status import Status
 from agbench.task import task_deadline_s
@@ -46,60 +44,6 @@ OK, CONTEXT, DEADLINE = Outcome.OK, Outcome.CONTEXT, Outcome.DEADLINE
 FAILURE_REPORT_TOKENS = 40
 Proc = Generator[simpy.Event, Any, Outcome]
 LOCAL_ENDPOINT = Endpoint.LOCAL.value  # a turn's endpoint, as trajectories spell it
-
-
-@dataclass
-class SimWorld:
-    """What the agents of one configuration share."""
-
-    env: simpy.Environment
-    profile: Profile
-    server: LocalServer | None
-    cpu: ProcessorSharingCPU
-    cloud: CloudAPI
-    scope: RunScope  # the run and configuration: every row's identity starts here
-    seed: int
-    agent_kind: str  # task_runs.agent_kind: "sim-replay" / "sim-synthetic"
-    records: list[Any] = field(default_factory=list)
-    cloud_server: LocalServer | None = None  # the cloud stand-in (CloudProfile.standin_local)
-    jitter: int | None = None  # the timing-jitter stream (timing_jitter.py); None: nominal times
-    architecture: Architecture = field(init=False)  # what comparisons use
-    arch: str = field(init=False)  # its name (LO, CO, HCL, HLL): keys, seeds and labels in rows
-    labels: dict[SimRole, AgentLabel] = field(init=False)  # each role's trace label
-    # HCL's sub-agent keeps one history across delegations (agbench.hcl_sub_agent)
-    persistent_sub: bool = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.architecture = Architecture(self.scope.config.architecture)
-        self.arch = self.architecture.value
-        self.labels = {role: agent_label(self.architecture, role) for role in SimRole}
-        memory = sub_agent_memory(self.profile.behaviour.hcl_sub_agent)
-        self.persistent_sub = memory is SubAgentMemory.PERSISTENT
-
-
-@dataclass(eq=False)
-class TaskState:
-    """Where one attempt stands: its deadline, the wait it is in, and its record."""
-
-    task: SimTask
-    record: AttemptRecord
-    t_start: float
-    deadline: float
-    rng: random.Random
-    jitter: TimingJitter  # this attempt's draws of its harness and tool times (nominal: none)
-    current: tuple[str, Any, simpy.Event] | None = None  # ("slot" | "standin" | "cpu", what, event)
-    expired: bool = False
-    finished: bool = False
-    exposure_drawn: bool = False
-    delegation_abandoned: bool = False
-    failed_turn: int | None = None
-    # A persistent sub-agent's history in tokens (0: it has not run yet); kept across
-    # delegations and, after a context error, the history of the request that failed.
-    sub_history: int = 0
-
-    @property
-    def calls(self) -> int:
-        return int(self.record.calls)
 
 
 class TaskAgent:
@@ -228,8 +172,9 @@ class TaskAgent:
                 return DEADLINE
             prompt = history + added
             if turn.endpoint == LOCAL_ENDPOINT:
+                asked = self._capped(turn.output_tokens, LOCAL_ENDPOINT)
                 result = yield from self._local_call(
-                    st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, turn
+                    st, role, conv_key, sys_key, traj.system_prompt_tokens, prompt, asked
                 )
                 if result is None:
                     return DEADLINE
@@ -238,11 +183,7 @@ class TaskAgent:
                     if stop is not None:
                         return stop
                 # what a token cap cut is still in the history: the replay agent pads to it
-                out = (
-                    result.completion_tokens
-                    + turn.output_tokens
-                    - self._capped(turn.output_tokens, LOCAL_ENDPOINT)
-                )
+                out = result.completion_tokens + turn.output_tokens - asked
             else:
                 ok = yield from self._cloud_call(
                     st,
@@ -315,7 +256,7 @@ class TaskAgent:
         sys_key: object,
         sys_tokens: int,
         prompt: int,
-        turn: Turn,
+        output: int,
     ) -> Generator[simpy.Event, Any, LocalRequest | None]:
         w = self.w
         assert w.server is not None, "a local turn in an architecture without a local server"
@@ -327,9 +268,7 @@ class TaskAgent:
             yield self._sleep(st, overhead)
             if st.expired:
                 return None
-        req = w.server.submit(
-            conv_key, sys_key, sys_tokens, prompt, self._capped(turn.output_tokens, LOCAL_ENDPOINT)
-        )
+        req = w.server.submit(conv_key, sys_key, sys_tokens, prompt, output)
         if overhead <= 0:
             t0 = req.t_arrive
         st.current = ("slot", req, req.done)

@@ -11,15 +11,20 @@ cloud keys are named (``api_key_env``), never stored, and URLs are written redac
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 from agbench.config import CloudSettings, PriceTable, ServerSettings
 from agbench.hardware import HardwareInventory
 from agbench.records import SCHEMA_VERSION
 from agbench.schema import NON_NEGATIVE, Bound, check
+
+#: ``agent_kind`` of a run made by ``agbench load`` (live) or its simulation.
+LOAD_AGENT_KINDS = frozenset({"load", "sim-load"})
 
 
 class RunSource(StrEnum):
@@ -129,6 +134,11 @@ class RunMeta:
     )
 
     @property
+    def is_load(self) -> bool:
+        """Whether ``agbench load`` (or its simulation) made the run: requests, not agents."""
+        return self.agent_kind in LOAD_AGENT_KINDS
+
+    @property
     def is_standin(self) -> bool:
         """Whether a second local server stood in for the cloud."""
         return self.cloud_standin or bool(self.cloud and self.cloud.standin)
@@ -186,4 +196,14 @@ class RunMeta:
         return meta
 
 
-__all__ = ["LocalServers", "RunMeta", "RunSource", "cloud_from_dict"]
+def is_load_run(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds a load run, live or simulated (its run.json's agent kind);
+    False where it has no readable run.json: the caller's own reading says what is wrong."""
+    try:
+        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("agent_kind") in LOAD_AGENT_KINDS
+
+
+__all__ = ["LOAD_AGENT_KINDS", "LocalServers", "RunMeta", "RunSource", "cloud_from_dict", "is_load_run"]

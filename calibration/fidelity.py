@@ -39,7 +39,6 @@ average was).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -59,6 +58,7 @@ from agbench.calibration.server_profile import recorded_calls, refit_server_prof
 from agbench.errors import AgbenchError
 from agbench.load import SERVER_PROFILE_FILE
 from agbench.results.validation import ValidationReport
+from agbench.run_meta import is_load_run
 
 #: The development runs, in the order they are reported, and where their profile sits.
 DEVELOPMENT_RUNS = ("run", "model", "load")
@@ -103,12 +103,6 @@ class FidelityOptions:
 
 def is_run_dir(path: Path) -> bool:
     return (path / "run.json").is_file()
-
-
-def is_load_run(run_dir: Path) -> bool:
-    """Whether ``run_dir`` was made by ``agbench load`` (its run.json says so)."""
-    meta = json.loads((run_dir / "run.json").read_text())
-    return meta.get("agent_kind") in ("load", "sim-load")
 
 
 def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet]:

@@ -48,7 +48,7 @@ LOAD_METRICS = ("ttft_p50_s", "ttft_p90_s", "e2e_p50_s", "e2e_p90_s", "itl_p50_s
 def _load_run(run_dir: Path) -> tuple[RunStore, RunMeta]:
     store = RunStore.open(run_dir)
     meta = store.run_meta()
-    if meta.agent_kind not in ("load", "sim-load"):
+    if not meta.is_load:
         raise AgbenchError(f"{run_dir} is not a load run (made by `agbench load`)")
     return store, meta
 

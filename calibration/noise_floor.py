@@ -43,7 +43,6 @@ from agbench.metrics import summarize
 from agbench.resources import shipped_dir
 from agbench.results import RunSummary
 from agbench.results.summary import MetricInterval
-from agbench.run_meta import RunSource
 from agbench.sim.plain_data import load_toml
 from agbench.store import RunStore
 
@@ -107,7 +106,7 @@ def measure_runs(run_dirs: Sequence[Path]) -> dict[str, Any]:
     summaries = []
     for run_dir in run_dirs:
         store = RunStore.open(run_dir)
-        if store.run_meta().source is RunSource.LOAD:  # no configurations to pair
+        if store.run_meta().is_load:  # no configurations to pair
             raise AgbenchError(f"{run_dir} is a load run; noise-floor pairs agent sweeps")
         summaries.append(summarize(store.tables(), store.meta()))
     pairs = list(zip(summaries[::2], summaries[1::2], strict=True))

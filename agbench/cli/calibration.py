@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import click
 from agbench.cli.app import main, one_line_errors
 from agbench.config import parse_concurrency
 from agbench.errors import AgbenchError
+from agbench.run_meta import is_load_run
 
 
 @main.command()
@@ -60,7 +60,7 @@ def calibrate(
     no_held_out_error: bool,
 ) -> None:
     """Fit a simulator profile from live runs (or from one load run's lowest-rate levels)."""
-    if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
+    if len(run_dirs) == 1 and is_load_run(run_dirs[0]):
         from agbench.calibration.load_fit import calibrate_load
 
         sweep_only = {
@@ -136,15 +136,6 @@ def held_out_error(reports: tuple[Path, ...], output: Path) -> None:
     click.echo(f"held-out error: {output}")
 
 
-def _is_load_run(run_dir: Path) -> bool:
-    """Whether ``run_dir`` holds an open-loop load run (its run.json names the agent kind)."""
-    try:
-        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(meta, dict) and meta.get("agent_kind") in ("load", "sim-load")
-
-
 @main.command()
 @click.option(
     "--profile",
@@ -167,7 +158,7 @@ def _is_load_run(run_dir: Path) -> bool:
 @one_line_errors
 def validate(profile: Path, run_dirs: tuple[Path, ...], out: Path, draws: int | None) -> None:
     """Simulated vs live errors per metric; writes OUT/validation.json."""
-    if len(run_dirs) == 1 and _is_load_run(run_dirs[0]):
+    if len(run_dirs) == 1 and is_load_run(run_dirs[0]):
         from agbench.calibration.load_fit import validate_load
 
         click.echo(f"validation: {validate_load(profile, run_dirs[0], out)}")

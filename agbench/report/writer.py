@@ -15,7 +15,7 @@ from agbench.report.load import write_load_report
 from agbench.report.summary import RunReport, comparison_summary, load_run, run_tags, write_json
 from agbench.report.tables import write_graded_results, write_results_csv
 from agbench.report.timeline_svg import timeline_svg
-from agbench.store import RunStore
+from agbench.run_meta import is_load_run
 from agbench.timeline import TIMELINE_FILE, chrome_trace, read_timeline_tables, save_timeline
 
 REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.jsonl", TIMELINE_FILE)
@@ -49,7 +49,7 @@ def write_reports(run_dirs: list[Path], out_dir: Path | None = None) -> list[Pat
     """
     if not run_dirs:
         raise RunDirError("no run directory given")
-    loads = [Path(d) for d in run_dirs if _is_load_run(Path(d))]
+    loads = [Path(d) for d in run_dirs if is_load_run(Path(d))]
     if loads:
         # An open-loop load run has levels, not configurations: its own page, no comparison.
         if len(loads) != len(run_dirs):
@@ -69,13 +69,6 @@ def write_reports(run_dirs: list[Path], out_dir: Path | None = None) -> list[Pat
         page.write_text(render(summary, list(zip(tags, reports, strict=True))), encoding="utf-8")
         written.append(page)
     return written
-
-
-def _is_load_run(run_dir: Path) -> bool:
-    """An ``agbench load`` run (live or simulated), whose report is ``write_load_report``'s."""
-    if not (run_dir / "run.json").is_file():
-        return False  # load_run says what is wrong with it
-    return str(RunStore.open(run_dir).meta().get("agent_kind", "")) in {"load", "sim-load"}
 
 
 __all__ = ["REPORT_FILES", "write_reports", "write_run_report"]

@@ -216,6 +216,19 @@ def test_live_and_sim_compared_side_by_side(tmp_path: Path) -> None:
     write_reports([live, sim], elsewhere)
     assert (elsewhere / "summary.html").is_file()
 
+    # a comparison that cannot go where asked stops before any run's report is rewritten
+    before = {p: p.read_bytes() for run in (live, sim) for p in run.iterdir() if p.is_file()}
+    (tmp_path / "a-file").write_text("")
+    bad = {tmp_path / "a-file": "is not a directory", live: "is a run directory: give the comparison another"}
+    for out, message in bad.items():
+        with pytest.raises(RunDirError) as info:
+            write_reports([live, sim], out)
+        assert message in _one_line(info.value)
+    with pytest.raises(RunDirError) as info:
+        write_reports([live], elsewhere)
+    assert "--out is where a comparison of several runs goes" in _one_line(info.value)
+    assert {p: p.read_bytes() for p in before} == before
+
 
 def _one_line(exc: AgbenchError) -> str:
     message = str(exc)

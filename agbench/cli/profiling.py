@@ -43,6 +43,12 @@ from agbench.errors import AgbenchError
     default=None,
     help="Measure nothing: fit this server_profile.toml again from the calls recorded beside it.",
 )
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Finish the profile a killed or failed session left in OUT: its finished probes are "
+    "kept, the rest run (same options, same boot).",
+)
 @click.option("--quiet", is_flag=True)
 @one_line_errors
 def profile_server(**kw: Any) -> None:
@@ -50,10 +56,13 @@ def profile_server(**kw: Any) -> None:
     cells other sequences hold, prompt-cache restore, and the slowdown with a core busy."""
     from agbench.calibration.server_profile import refit_server_profile, write_server_profile
     from agbench.config import ServerSettings
-    from agbench.live.load.profile import ProfileOptions, run_profile
+    from agbench.live.load.profile import ProfileOptions
+    from agbench.live.load.profile_run import run_profile
     from agbench.load import SERVER_PROFILE_FILE
 
     if kw["refit"] is not None:
+        if kw["resume"]:
+            raise AgbenchError("--refit measures nothing: it cannot --resume a profile")
         target = kw["out"] / SERVER_PROFILE_FILE
         if target.exists():  # the fit it holds (in place: the one being refitted) is kept
             raise AgbenchError(f"{target} exists; give --refit another --out")
@@ -78,6 +87,8 @@ def profile_server(**kw: Any) -> None:
         quick=kw["quick"],
         repeats=kw["repeats"],
         quiet=kw["quiet"],
+        resume=kw["resume"],
     )
-    calls, meta = run_profile(options)
+    calls, meta, progress = run_profile(options)
     click.echo(f"server profile: {write_server_profile(calls, meta, options.out / SERVER_PROFILE_FILE)}")
+    progress.remove()

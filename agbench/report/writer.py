@@ -16,6 +16,7 @@ from agbench.report.summary import RunReport, comparison_summary, load_run, run_
 from agbench.report.tables import write_graded_results, write_results_csv
 from agbench.report.timeline_svg import timeline_svg
 from agbench.run_meta import is_load_run
+from agbench.store import RUN_META
 from agbench.timeline import TIMELINE_FILE, chrome_trace, read_timeline_tables, save_timeline
 
 REPORT_FILES = ("summary.json", "summary.html", "results.csv", "graded_results.jsonl", TIMELINE_FILE)
@@ -54,21 +55,41 @@ def write_reports(run_dirs: list[Path], out_dir: Path | None = None) -> list[Pat
         # An open-loop load run has levels, not configurations: its own page, no comparison.
         if len(loads) != len(run_dirs):
             raise RunDirError(f"cannot compare a load run with agent runs: {loads[0]}")
+        if out_dir is not None:
+            raise RunDirError("--out is where a comparison goes, and load runs are not compared")
         return [p for d in loads for p in write_load_report(d)]
+    target = _comparison_dir(run_dirs, out_dir)
     reports = [load_run(Path(d)) for d in run_dirs]
     written: list[Path] = []
     tags = run_tags(reports)
     for tag, report in zip(tags, reports, strict=True):
         written += write_run_report(report, tag)
-    if len(reports) > 1:
-        target = out_dir or Path(run_dirs[0]).parent / "comparison"
-        target.mkdir(parents=True, exist_ok=True)
+    if target is not None:
         summary = comparison_summary(reports)
         written.append(write_json(summary, target / "summary.json"))
         page = target / "summary.html"
         page.write_text(render(summary, list(zip(tags, reports, strict=True))), encoding="utf-8")
         written.append(page)
     return written
+
+
+def _comparison_dir(run_dirs: list[Path], out_dir: Path | None) -> Path | None:
+    """Where the comparison of several runs goes, made before any run's report is rewritten
+    (a comparison that cannot be written stops the command with the runs untouched); never a
+    run directory, whose own summary it would replace."""
+    if len(run_dirs) < 2:
+        if out_dir is not None:
+            raise RunDirError(
+                "--out is where a comparison of several runs goes; one run's report is in its own directory"
+            )
+        return None
+    target = out_dir or Path(run_dirs[0]).parent / "comparison"
+    if (target / RUN_META).exists():
+        raise RunDirError(f"{target} is a run directory: give the comparison another --out")
+    if target.exists() and not target.is_dir():
+        raise RunDirError(f"--out {target} is not a directory")
+    target.mkdir(parents=True, exist_ok=True)
+    return target
 
 
 __all__ = ["REPORT_FILES", "write_reports", "write_run_report"]

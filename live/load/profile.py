@@ -26,36 +26,33 @@ controlled groups, each measured with llama.cpp's own ``timings`` (``prompt_ms``
   on one core (``stacked``, ``twin_stacked``: the kernel's placement, which moves the figure
   several-fold; ``live/monitors/thread_placement.py``).
 
-Each measured call is written to ``DIR/profile_calls.jsonl`` (probe, its parameters, the
-call's figures); ``calibration/server_profile.py`` fits ``DIR/server_profile.toml`` from them.
+Each measured call is appended to ``DIR/profile_calls.jsonl`` as it comes back (probe, its
+parameters, the call's figures), and each finished probe is recorded, so a killed profile
+keeps them and ``--resume`` runs the rest (live/load/profile_progress.py);
+``calibration/server_profile.py`` fits ``DIR/server_profile.toml`` from the calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import math
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agbench.boot_session import boot_id
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
-from agbench.live.load.endpoint import check_llama_server, one_line_transport_errors
 from agbench.live.load.level import build_prompt
-from agbench.live.load.probe_client import probe_client
+from agbench.live.load.profile_progress import ProfileProgress
 from agbench.live.monitors.thread_placement import PlacementSampler
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
-from agbench.live.serving.llama_server import ManagedServer
 from agbench.live.trajectories.sizing import TokenCounter
-from agbench.load import PROFILE_CALLS_FILE, SERVER_PROFILE_FILE, RequestSpec
+from agbench.load import RequestSpec
 from agbench.usable_cores import available_cores
 
 #: Output tokens of one decode measurement (enough steps that the first one does not dominate).
@@ -105,6 +102,17 @@ class ProfileOptions:
     quick: bool = False  # the smallest grid: batch sizes 1, 2, 4 and --parallel, one background size
     repeats: int = 2
     quiet: bool = False
+    resume: bool = False  # finish the unfinished profile in ``out``
+
+    def settings(self) -> dict[str, Any]:
+        """What a resumed profile must measure as its first half did."""
+        return {
+            "server": self.server.to_dict(),
+            "local_url": self.local_url,
+            "model": self.model,
+            "quick": self.quick,
+            "repeats": self.repeats,
+        }
 
 
 @dataclass
@@ -145,7 +153,8 @@ TwinPlacement = tuple[PlacementSampler, int, int]
 
 
 class Profiler:
-    """Runs the probes against one server; every call is kept in ``self.calls``."""
+    """Runs the probes against one server; every call is kept in ``self.calls`` and handed to
+    ``progress`` (on disk) as it comes back."""
 
     def __init__(
         self,
@@ -153,13 +162,15 @@ class Profiler:
         client: ChatClient,
         counter: TokenCounter,
         placement: TwinPlacement | None = None,
+        progress: ProfileProgress | None = None,
     ) -> None:
         self.o = options
         self.client = client
         self.counter = counter
         self.placement = placement
-        self.calls: list[Measured] = []
-        self._n = 0
+        self.progress = progress
+        self.calls = [Measured(**c) for c in progress.earlier_calls()] if progress else []
+        self._n = progress.prompts if progress else 0
         s = options.server
         self.pool = s.n_ctx
         self.slot_ctx = s.slot_ctx
@@ -181,7 +192,10 @@ class Profiler:
         return result
 
     def _keep(self, probe: str, params: dict[str, Any], result: ChatResult) -> None:
-        self.calls.append(_measured(probe, params, result))
+        call = _measured(probe, params, result)
+        self.calls.append(call)
+        if self.progress is not None:
+            self.progress.write_call(asdict(call))
 
     def _keep_beside_twin(self, probe: str, params: dict[str, Any], result: ChatResult) -> None:
         """A call beside the twin, with the share of its time each server's compute threads
@@ -420,17 +434,32 @@ class Profiler:
                     self._keep_beside_twin("prefill_cpu_twin", {"tokens": n, "rep": rep}, result)
         self._say("cpu: prompts beside a twin server decoding")
 
-    async def run_all(self, twin: ChatClient | None = None) -> None:
+    def stages(self, twin: ChatClient | None = None) -> list[tuple[str, Callable[[], Awaitable[None]]]]:
+        """The probes in the order they run, each a stage a resumed profile skips once done."""
+        stages: list[tuple[str, Callable[[], Awaitable[None]]]] = []
         if twin is not None:  # the twin's first decode block; cpu_twin runs the last at the end
-            await self.twin_decode(twin, 0)
-        await self.decode()
-        await self.prefill()
-        await self.masked()
-        await self.restore()
-        await self.cpu_busy()
-        await self.cpu_displaced()
+            stages.append(("twin_decode", lambda: self.twin_decode(twin, 0)))
+        stages += [
+            ("decode", self.decode),
+            ("prefill", self.prefill),
+            ("masked", self.masked),
+            ("restore", self.restore),
+            ("cpu_busy", self.cpu_busy),
+            ("cpu_displaced", self.cpu_displaced),
+        ]
         if twin is not None:
-            await self.cpu_twin(twin)
+            stages.append(("cpu_twin", lambda: self.cpu_twin(twin)))
+        return stages
+
+    async def run_all(self, twin: ChatClient | None = None) -> None:
+        """Every stage not yet done, each recorded as done when it finishes."""
+        done = set(self.progress.done) if self.progress else set()
+        for name, stage in self.stages(twin):
+            if name in done:
+                continue
+            await stage()
+            if self.progress is not None:
+                self.progress.stage_done(name, self._n, len(self.calls))
 
 
 @contextlib.asynccontextmanager
@@ -471,71 +500,4 @@ def needs_twin(options: ProfileOptions) -> bool:
     return options.local_url is None and 2 * options.server.threads > available_cores()
 
 
-async def _profile(
-    options: ProfileOptions, url: str, alias: str, twin: ManagedServer | None, placement: TwinPlacement | None
-) -> list[Measured]:
-    twin_client = ChatClient(twin.url, twin.alias, max_retries=0) if twin is not None else None
-    try:
-        async with probe_client(url, alias) as (client, counter):
-            profiler = Profiler(options, client, counter, placement)
-            await profiler.run_all(twin_client)
-            return profiler.calls
-    finally:
-        if twin_client is not None:
-            await twin_client.aclose()
-
-
-def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Measure the server and write ``profile_calls.jsonl``; returns the calls and how they were
-    measured, for the fit (calibration/server_profile.py, which live never imports: the CLI
-    joins the two)."""
-    held = [options.out / name for name in (PROFILE_CALLS_FILE, SERVER_PROFILE_FILE)]
-    if any(path.exists() for path in held):  # minutes of measurement: never written over
-        raise AgbenchError(f"{options.out} already holds a server profile; give another --out")
-    if options.local_url is not None:
-        check_llama_server(options.local_url, options.server.n_parallel)  # before OUT is made
-    options.out.mkdir(parents=True, exist_ok=True)
-    managed: ManagedServer | None = None
-    twin: ManagedServer | None = None
-    url, alias = options.local_url, options.model
-    t0 = time.time()
-    try:
-        if url is None:
-            managed = ManagedServer(options.server, log_path=options.out / "llama-server.log")
-            managed.start()
-            url, alias = managed.url, managed.alias
-        if needs_twin(options):
-            # one slot is all the twin uses; its threads are the profiled server's
-            settings = replace(options.server, n_parallel=1, n_ctx=options.server.slot_ctx)
-            twin = ManagedServer(settings, log_path=options.out / "llama-server-twin.log")
-            twin.start()
-        pids = [s.pid for s in (managed, twin) if s is not None and s.pid is not None]
-        pair = pids if len(pids) == 2 else []  # the placement record needs both servers
-        with PlacementSampler(pair) as sampler:
-            placement = (sampler, pair[0], pair[1]) if pair and sampler.available else None
-            with one_line_transport_errors(url, "--local-url" if managed is None else "llama-server"):
-                calls = asyncio.run(_profile(options, url, alias, twin, placement))
-    finally:
-        for server in (twin, managed):
-            if server is not None:
-                server.stop()
-    path = options.out / PROFILE_CALLS_FILE
-    path.write_text("".join(json.dumps(asdict(c)) + "\n" for c in calls), encoding="utf-8")
-    meta = {
-        "server": options.server.to_dict(),
-        "managed": options.local_url is None,
-        "url": options.local_url,
-        "quick": options.quick,
-        "cores": available_cores(),
-        "boot_id": boot_id(),
-        "wall_s": round(time.time() - t0, 1),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    return [asdict(c) for c in calls], meta
-
-
-def finite(x: float | None) -> bool:
-    return x is not None and math.isfinite(x)
-
-
-__all__ = ["ProfileOptions", "Profiler", "run_profile", "twin_decoding"]
+__all__ = ["ProfileOptions", "Profiler", "needs_twin", "twin_decoding"]

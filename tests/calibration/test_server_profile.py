@@ -7,12 +7,14 @@ integrates), so recovering it checks the regression design, not a figure of this
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -520,53 +522,99 @@ def test_calibrate_refuses_a_file_that_is_no_server_profile(tmp_path: Path) -> N
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.server
-@pytest.mark.slow
-def test_profile_server_quick_measures_a_real_llama_server(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agbench.cli",
-            "profile-server",
-            "--quick",
-            "--repeats",
-            "1",
-            "--ctx",
-            "1024",  # a smaller pool parks smaller background sequences: the same probes, faster
-            "--kv-unified",
-            "--threads",
-            "1",
-            "--parallel",
-            "2",
-            "--out",
-            str(tmp_path),
-            "--quiet",
-        ],
+QUICK_PROFILE = [
+    "profile-server",
+    "--quick",
+    "--ctx",
+    "1024",  # a smaller pool parks smaller background sequences: the same probes, faster
+    "--kv-unified",
+    "--threads",
+    "1",
+    "--parallel",
+    "2",
+]
+
+
+def profile_server(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agbench.cli", *args],
         capture_output=True,
         text=True,
         check=False,
-        timeout=1800,
+        timeout=timeout,
     )
+
+
+def kill_after_a_finished_probe(out: Path) -> dict[str, Any]:
+    """Start a quick profile into ``out`` and kill it (SIGKILL) once a probe has finished and
+    the next has written calls; returns the progress it left."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agbench.cli", *QUICK_PROFILE, "--repeats", "1", "--out", str(out), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            with contextlib.suppress(OSError, ValueError):
+                progress = json.loads((out / "profile_progress.json").read_text())
+                lines = (out / "profile_calls.jsonl").read_text().count("\n")
+                if progress["done"] and lines > progress["calls"]:
+                    break
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+    return dict(json.loads((out / "profile_progress.json").read_text()))
+
+
+@pytest.mark.server
+@pytest.mark.slow
+def test_a_killed_profile_keeps_its_finished_probes_and_resume_measures_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "profile"
+    left = kill_after_a_finished_probe(out)
+    assert left["done"]
+    assert not (out / "server_profile.toml").exists()
+    recorded = (out / "profile_calls.jsonl").read_text().splitlines(keepends=True)
+    assert len(recorded) > left["calls"]  # the probe cut short had written calls
+    kept = recorded[: left["calls"]]
+
+    again = profile_server(*QUICK_PROFILE, "--repeats", "1", "--out", str(out), timeout=120)
+    assert again.returncode == 2
+    assert "holds an unfinished profile; give --resume to finish it, or another --out" in again.stderr
+    other = profile_server(*QUICK_PROFILE, "--repeats", "2", "--resume", "--out", str(out), timeout=120)
+    assert other.returncode == 2
+    assert "was begun with repeats=1; resume it with the same options" in other.stderr
+    assert (out / "profile_calls.jsonl").read_text().splitlines(keepends=True) == recorded
+
+    result = profile_server(*QUICK_PROFILE, "--repeats", "1", "--resume", "--out", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
-    data = tomllib.loads((tmp_path / "server_profile.toml").read_text())
+    assert not (out / "profile_progress.json").exists()
+    calls = (out / "profile_calls.jsonl").read_text().splitlines(keepends=True)
+    assert calls[: len(kept)] == kept  # the finished probes' calls, as measured before the kill
+    rows = [json.loads(line) for line in calls]
+    # one call per probe and parameters, but where a point sends several at once
+    keys = [
+        (c["probe"], json.dumps(c["params"])) for c in rows if c["probe"] not in ("decode", "restore_fresh")
+    ]
+    assert len(keys) == len(set(keys))  # the probe cut short ran once more, its first calls dropped
+    done = {json.loads(line)["probe"] for line in kept}
+    assert done
+    assert all(c["probe"] not in done for c in rows[len(kept) :])  # nothing finished ran twice
+    assert {"decode", "prefill", "restore", "decode_cpu_busy"} <= {c["probe"] for c in rows}
+
+    data = tomllib.loads((out / "server_profile.toml").read_text())
     assert data["server"]["n_ctx"] == 1024
     assert data["server"]["kv_unified"] is True
+    assert data["meta"]["sessions"] == 2
     assert data["rates"]["prefill_tok_s"] > 0
     assert data["rates"]["decode_step_s"] > 0
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]
     assert data["fit"]["masked"]["samples"] >= 1 or "note" in data["fit"]["masked"]
-    calls = (tmp_path / "profile_calls.jsonl").read_text()
-    again = subprocess.run(  # the same --out: refused before any server starts, nothing written over
-        [sys.executable, "-m", "agbench.cli", "profile-server", "--quick", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert again.returncode == 2
-    assert "already holds a server profile" in again.stderr
-    assert (tmp_path / "profile_calls.jsonl").read_text() == calls
+    finished = profile_server("profile-server", "--quick", "--resume", "--out", str(out), timeout=120)
+    assert finished.returncode == 2  # refused before any server starts, nothing written over
+    assert "already holds a server profile" in finished.stderr
+    assert (out / "profile_calls.jsonl").read_text().splitlines(keepends=True) == calls
 
 
 DEV_T2_PROFILE = ROOT / "calibration" / "reference" / "dev-t2" / "profile" / "server_profile.toml"

@@ -76,9 +76,10 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
             placement = (sampler, pair[0], pair[1]) if pair and sampler.available else None
             with one_line_transport_errors(url, "--local-url" if managed is None else "llama-server"):
                 calls = asyncio.run(_profile(options, url, alias, twin, placement, progress))
-    except AgbenchError as exc:
+    except (AgbenchError, KeyboardInterrupt) as exc:
         kept = f"{len(progress.done)} finished probe(s) kept" if progress.done else "no probe finished"
-        raise AgbenchError(f"{exc} ({kept}: finish with --resume --out {options.out})") from None
+        why = str(exc) if isinstance(exc, AgbenchError) else "interrupted"
+        raise AgbenchError(f"{why} ({kept}: finish with --resume --out {options.out})") from None
     finally:
         for server in (twin, managed):
             if server is not None:

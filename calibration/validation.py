@@ -45,8 +45,10 @@ from agbench.calibration.scoring import (
     saturated,
     score_metric,
 )
+from agbench.calibration.server_lifetimes import run_order
 from agbench.calibration.server_preset import pool_table
 from agbench.calibration.server_profile import rate_value
+from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.hcl_sub_agent import recorded_sub_agent
 from agbench.metrics import summarize
@@ -55,7 +57,9 @@ from agbench.records import TABLES, arrow_schema
 from agbench.results import RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
+from agbench.sim.entities.server_state import ServerState
 from agbench.sim.plain_data import load_toml
+from agbench.sim.scenario import Scenario
 from agbench.status import Status
 from agbench.store import RunStore
 from agbench.trajectory import TrajectorySet
@@ -149,29 +153,21 @@ def simulate_pair(
     live.configurations = [
         c for c in live.configurations if (c.architecture.value, c.concurrency) not in skipped
     ]
-    for entry in live.configurations:
+    # each configuration in the order it ran, from what the one before it on the same server
+    # left there (a live sweep keeps a server whose settings do not change)
+    by_config = {(c.architecture.value, c.concurrency): c for c in live.configurations}
+    kept: dict[str, tuple[Any, ServerState]] = {}  # server -> (its identity, the state left in it)
+    for use in run_order(live_tables["task_runs"], meta):
+        entry = by_config.get((use.architecture, use.concurrency))
+        if entry is None or use.interrupted:  # a resume came in it and restarted the servers
+            kept.clear()
+        if entry is None:
+            continue
+        carried = {
+            name: state for name, (identity, state) in kept.items() if use.servers.get(name) == identity
+        }
         conc = entry.concurrency
-        sc = load_scenario(scenario).with_profile(profile_path)
-        settings = servers.get(str(conc))
-        if settings is not None:
-            for key, value in pool_table(settings).items():
-                setattr(sc.profile.server, key, value)
-        if server is not None and sc.profile.server.rates is not None:
-            for key, value in server.get("rates", {}).items():
-                if hasattr(sc.profile.server.rates, key):
-                    setattr(sc.profile.server.rates, key, rate_value(value))
-            for key, value in server.items():
-                if key != "rates" and hasattr(sc.profile.server, key):
-                    setattr(sc.profile.server, key, value)
-        if read_twice and sc.profile.server.kv_sampled_as == "slots":
-            sc.profile.server.kv_sampled_as = "slots_output_twice"
-        if meta.time_limit_s:
-            sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
-        # the run's per-endpoint token caps cut each request as they cut it live
-        sc.profile.behaviour.local_max_tokens = meta.options.get("local_max_tokens") or None
-        sc.profile.behaviour.cloud_max_tokens = meta.options.get("cloud_max_tokens") or None
-        # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
-        sc.profile.behaviour.hcl_sub_agent = recorded_sub_agent(meta.options).value
+        sc = _configured_scenario(scenario, profile_path, meta, servers.get(str(conc)), server, read_twice)
         runs = live_tables["task_runs"]
         mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry.architecture.value)]
         ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}
@@ -188,7 +184,13 @@ def simulate_pair(
             only=ran,
             order=order,
             jitter=jitter,
+            carried=carried,
+            keep_states=True,
         )
+        if not use.interrupted:
+            kept.update(
+                (name, (use.servers.get(name), state)) for name, state in result.server_states.items()
+            )
         records += result.records
         warnings += [f"{entry.architecture.value} C={conc}: {w}" for w in result.range_warnings]
     sim_meta = RunMeta(
@@ -209,6 +211,40 @@ def simulate_pair(
         sorted(skipped),
         sim_tables,
     )
+
+
+def _configured_scenario(
+    scenario: str,
+    profile_path: Path,
+    meta: RunMeta,
+    settings: ServerSettings | None,
+    server: dict[str, Any] | None,
+    read_twice: bool,
+) -> Scenario:
+    """The scenario with the calibrated profile, the live level's server ``settings`` (slots,
+    pool), one draw's ``server`` table laid over it, and the run's deadline, token caps and
+    HCL sub-agent."""
+    sc = load_scenario(scenario).with_profile(profile_path)
+    if settings is not None:
+        for key, value in pool_table(settings).items():
+            setattr(sc.profile.server, key, value)
+    if server is not None and sc.profile.server.rates is not None:
+        for key, value in server.get("rates", {}).items():
+            if hasattr(sc.profile.server.rates, key):
+                setattr(sc.profile.server.rates, key, rate_value(value))
+        for key, value in server.items():
+            if key != "rates" and hasattr(sc.profile.server, key):
+                setattr(sc.profile.server, key, value)
+    if read_twice and sc.profile.server.kv_sampled_as == "slots":
+        sc.profile.server.kv_sampled_as = "slots_output_twice"
+    if meta.time_limit_s:
+        sc.profile.behaviour.deadline_s = float(meta.time_limit_s)
+    # the run's per-endpoint token caps cut each request as they cut it live
+    sc.profile.behaviour.local_max_tokens = meta.options.get("local_max_tokens") or None
+    sc.profile.behaviour.cloud_max_tokens = meta.options.get("cloud_max_tokens") or None
+    # HCL's sub-agent as the live run had it (a run.json from before the option: fresh)
+    sc.profile.behaviour.hcl_sub_agent = recorded_sub_agent(meta.options).value
+    return sc
 
 
 def incomplete_configurations(task_runs: pd.DataFrame) -> set[tuple[str, int]]:

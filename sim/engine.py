@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Collection, Generator, Sequence
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.local_server import LocalServer
 from agbench.sim.entities.per_token_server import PerTokenServer
 from agbench.sim.entities.server_sampling import sample_recorder
+from agbench.sim.entities.server_state import ServerState
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.base import SimTask, Workload
 
@@ -54,6 +55,9 @@ class SimResult:
     task_order: list[str] = field(default_factory=list)  # the order the tasks were started in
     # operating points beyond what the server profile measured (range_warnings)
     range_warnings: list[str] = field(default_factory=list)
+    # what each server kept at the end, by name (LOCAL_SERVER, STANDIN_SERVER): a next
+    # configuration on the same server starts from it (``simulate(carried=...)``)
+    server_states: dict[str, ServerState] = field(default_factory=dict)
 
     def task_runs(self) -> list[TaskRun]:
         return [r for r in self.records if isinstance(r, TaskRun)]
@@ -82,6 +86,7 @@ def task_order(
 
 
 STANDIN_SERVER = "cloud-standin"  # the live sampler's name for the stand-in's samples
+LOCAL_SERVER = "local"
 
 
 def cloud_standin_server(
@@ -130,6 +135,8 @@ def simulate(
     only: Collection[str] | None = None,
     order: Sequence[str] | None = None,
     jitter: int | None = None,
+    carried: Mapping[str, ServerState] | None = None,
+    keep_states: bool = False,
 ) -> SimResult:
     """Simulate one configuration; deterministic for a given (profile, workload, seed, jitter).
 
@@ -140,6 +147,11 @@ def simulate(
 
     ``jitter``: the timing-jitter stream (agents/timing_jitter.py) whose draws the harness,
     tool and request-overhead times take; None: every such time at its fitted mean.
+
+    ``carried``: by server name, what an earlier configuration left on a server this one
+    shares, as a live sweep keeps a server whose settings do not change
+    (entities/server_state.py); None: every server starts fresh. ``keep_states``: return what
+    each server kept at the end (``SimResult.server_states``), for the next one.
 
     ``per_step_events`` swaps in the naive per-token server (entities/per_token_server.py: an event
     per decode step and per generated token of each sequence): only the speed benchmark uses it.
@@ -166,6 +178,10 @@ def simulate(
         if profile.cloud.standin_local and architecture.uses_cloud
         else None
     )
+    for name, running in ((LOCAL_SERVER, server), (STANDIN_SERVER, standin)):
+        state = (carried or {}).get(name)
+        if running is not None and state is not None:
+            running.resume_from(state)
     world = SimWorld(
         env,
         profile,
@@ -219,6 +235,11 @@ def simulate(
         },
         task_order=[t.task for t in queue],
         range_warnings=range_warnings(profile, server),
+        server_states={
+            name: running.state()
+            for name, running in ((LOCAL_SERVER, server), (STANDIN_SERVER, standin))
+            if running is not None and keep_states
+        },
     )
 
 

@@ -135,6 +135,13 @@ class TaskAgent:
             answer=self.traj.answer if self.traj is not None else "",
         )
 
+    def _conv_key(self, conv: tuple[str, int]) -> object:
+        """A conversation's identity on a server: its text. Replayed again (another attempt; a
+        configuration on a server the last one left running) it is the same tokens, and a
+        server that kept it (a slot, the prompt cache) serves its prefix from there, as live
+        (entities/server_state.py)."""
+        return (self.w.arch, self.task.task, conv)
+
     def _agent(
         self, st: TaskState, traj: Trajectory, role: SimRole, conv: tuple[str, int], start: int = 0
     ) -> Proc:
@@ -152,7 +159,7 @@ class TaskAgent:
         """
         w = self.w
         persistent = role is SimRole.SUB and w.persistent_sub
-        conv_key = (self.task.task, self.attempt, conv)
+        conv_key = self._conv_key(conv)
         sys_key = (w.arch, role)
         carried = persistent and st.sub_history > 0
         history = st.sub_history if carried else traj.system_prompt_tokens
@@ -178,7 +185,7 @@ class TaskAgent:
                 )
                 if result is None:
                     return DEADLINE
-                if result.error_class:  # a context error (counted by the record)
+                if result.client_error_class:  # a context error (counted by the record)
                     stop = self._on_context_error(st, role, index, prompt, persistent)
                     if stop is not None:
                         return stop
@@ -442,7 +449,7 @@ class TaskAgent:
                 return OK, lead_history
             progress = st.failed_turn if st.failed_turn is not None else progress
             prompt = lead_history + FAILURE_REPORT_TOKENS
-            lead_conv = (self.task.task, self.attempt, ("lead", 0))
+            lead_conv = self._conv_key(("lead", 0))
             ok = yield from self._cloud_call(
                 st,
                 SimRole.LEAD,

@@ -12,6 +12,7 @@ from typing import Any
 
 import simpy
 
+from agbench.attempt import ErrorClass
 from agbench.sim.schedulers.slot_policy import Slot
 
 
@@ -56,6 +57,20 @@ class LocalRequest:
     def completion_tokens(self) -> int:
         return round(self.generated)
 
+    @property
+    def client_error_class(self) -> str:
+        """The error the live client reads from this reply (live/providers/chat_stream.py): the
+        server's own, or the context edge. llama-server stops a sequence whose slot is full
+        (``n_past + 1 >= n_ctx`` with context shift off) with ``finish_reason`` "length" and
+        no error; short of ``max_tokens`` that can only be the slot's end, and the client
+        records it as ``context_limit`` (per-slot pools reach it: 1,024 cells a slot, a
+        1,020-token prompt, 4 tokens, then the task failed live)."""
+        if self.error_class:
+            return self.error_class
+        if self.finish_reason == "length" and self.completion_tokens < self.max_tokens:
+            return ErrorClass.CONTEXT_LIMIT.value
+        return ""
+
     def call_figures(self, t0: float, now: float) -> dict[str, Any]:
         """The ``model_calls`` figures of this request as the live client records them, for a
         call sent at ``t0`` (TTFT and total from there; llama.cpp's own prompt/generation ms)."""
@@ -75,7 +90,7 @@ class LocalRequest:
             else None,
             "predicted_ms": decode_s * 1000 if decode_s is not None else None,
             "finish_reason": self.finish_reason,
-            "error_class": self.error_class,
+            "error_class": self.client_error_class,
             "status_code": self.status_code,
             "slot_id": self.slot.index if self.slot is not None else None,
         }

@@ -28,6 +28,7 @@ from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.kv_cells import CellMap
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
+from agbench.sim.entities.server_state import ServerState
 from agbench.sim.predictors.cpu_speed import ServerSpeed, server_speed
 from agbench.sim.predictors.fitted import resolve_rates
 from agbench.sim.profiles import Profile, ServerProfile, ServerRates
@@ -139,6 +140,23 @@ class LocalServer:
         )
 
     # ---- public ------------------------------------------------------------------------
+    def state(self) -> ServerState:
+        """What this server keeps for the next configuration that shares it (server_state.py)."""
+        return ServerState.left(self.slots, self.prompt_cache, self.cells)
+
+    def resume_from(self, state: ServerState) -> None:
+        """Start from what an earlier configuration on this server left (a copy of it): its
+        slots' conversations, its prompt cache and its cells. Before any request arrives."""
+        if len(state.slots) != len(self.slots) or self.active or self.queue:
+            raise ValueError("a server resumes only the state of one with its slots, before it starts")
+        kept = state.copy()
+        self.slots = kept.slots
+        self.idle_tokens = sum(slot.tokens for slot in self.slots)
+        if self.prompt_cache is not None and kept.prompt_cache is not None:
+            self.prompt_cache = kept.prompt_cache
+        if self.cells is not None and kept.cells is not None and kept.cells.size == self.cells.size:
+            self.cells = kept.cells
+
     def submit(
         self, conv: object, sys_key: object, sys_tokens: int, prompt_tokens: int, max_tokens: int
     ) -> LocalRequest:

@@ -55,10 +55,26 @@ def test_prompt_over_the_slot_is_refused_like_http_400() -> None:
 
 
 def test_prompt_plus_output_reaching_the_slot_finishes_with_length() -> None:
-    (req,) = serve(ServerProfile(n_ctx=4096, n_parallel=4), [(0, "a", 1000, 100)])
-    assert req.error_class == ""
-    assert req.finish_reason == "length"
-    assert req.completion_tokens == 1024 - 1000
+    edge, room = serve(ServerProfile(n_ctx=4096, n_parallel=4), [(0, "a", 1000, 100), (0, "b", 900, 100)])
+    assert edge.error_class == ""  # llama-server answers 200
+    assert edge.finish_reason == "length"
+    assert edge.completion_tokens == 1024 - 1000
+    # short of max_tokens: the live client (live/providers/chat_stream.py) reads the context edge
+    assert edge.client_error_class == "context_limit"
+    assert (room.completion_tokens, room.finish_reason, room.client_error_class) == (100, "stop", "")
+
+
+def test_a_reply_cut_at_the_slots_end_fails_the_task_with_context_limit() -> None:
+    # 200 system, 250 added and 30 out a turn: the third prompt is 1,010 tokens, its reply
+    # reaches the 1,024-cell slot after 14
+    traj = _lo_trajectory(turns=3, added=250, out=30)
+    profile = _profile(n_ctx=2048, n_parallel=2)
+    result = simulate(profile, "LO", 1, 0, replay_workload(TrajectorySet("synth", [traj])))
+    (run,) = result.task_runs()
+    calls = result.table("model_calls")
+    assert run.status == "context_limit"
+    assert [c.error_class for c in calls] == ["", "", "context_limit"]
+    assert calls[-1].completion_tokens == 1024 - calls[-1].prompt_tokens
 
 
 def test_unified_pool_exhausted_fails_every_request_in_flight() -> None:

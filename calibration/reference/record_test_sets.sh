@@ -39,6 +39,12 @@
 #     one-thread server, recorded after the held-out error (feb839e) and the one-count /slots
 #     reading (15d7c5b), so it scores the simulator as it stands, on a pool that fills at six
 #     and eight agents.
+#   test-slots6144-p4-t1: a 6,144-cell context in four per-slot pools (1,536 cells a slot, not
+#     unified), the slot count fixed (--local-parallel 4, so one server runs through every level),
+#     one server thread, set D's tasks (recorded before only at 3,072 unified cells), C = 1, 2,
+#     3, 4, the full grid as its own profile in the sweeps' session; recorded after the kept
+#     server's state and the slot's context edge were built on dev-slots (385ded5), to test
+#     them on a sweep nobody tuned to.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -61,17 +67,19 @@ E_TASKS=(lf-backup-diff lf-longest-thread rt-expense-fx rt-plant-watering calc-f
 F_TASKS=(calc-grocery-knapsack calc-vault-pin lf-electricity-invoice lf-secret-scan
          rt-quillpy-upgrade rt-home-office-deduction term-fix-ini-parser term-contacts-json-csv)
 
-settings() {  # NAME -> ctx threads levels grid placement (grid: of its own profile; placement:
-  # free = left to the kernel, strict = --cpu-strict, one thread per core, profile and sweeps)
+settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own profile; placement:
+  # free = left to the kernel, strict = --cpu-strict, one thread per core, profile and sweeps;
+  # pool: unified = one pool, slots up to the level; slots:N = N per-slot pools, N slots always)
   case "$1" in
-    test-pool2048-t1) echo "2048 1 $LEVELS quick free" ;;
-    test-pool8192-t2) echo "8192 2 $LEVELS quick free" ;;
-    test-pool6144-t2) echo "6144 2 $LEVELS quick free" ;;
-    test-pool3072-t1) echo "3072 1 $LEVELS quick free" ;;
-    test-pool5120-t1) echo "5120 1 $LEVELS quick free" ;;
-    test-pool4608-t2) echo "4608 2 1,2,4,8 full free" ;;
-    test-pool3584-t2-strict) echo "3584 2 1,2,4,8 full strict" ;;
-    test-pool2560-t1) echo "2560 1 $LEVELS full free" ;;
+    test-pool2048-t1) echo "2048 1 $LEVELS quick free unified" ;;
+    test-pool8192-t2) echo "8192 2 $LEVELS quick free unified" ;;
+    test-pool6144-t2) echo "6144 2 $LEVELS quick free unified" ;;
+    test-pool3072-t1) echo "3072 1 $LEVELS quick free unified" ;;
+    test-pool5120-t1) echo "5120 1 $LEVELS quick free unified" ;;
+    test-pool4608-t2) echo "4608 2 1,2,4,8 full free unified" ;;
+    test-pool3584-t2-strict) echo "3584 2 1,2,4,8 full strict unified" ;;
+    test-pool2560-t1) echo "2560 1 $LEVELS full free unified" ;;
+    test-slots6144-p4-t1) echo "6144 1 1,2,3,4 full free slots:4" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -91,15 +99,16 @@ begin() {  # NAME: trajectories and the commit, once
 
 sweep() {  # NAME TASKVAR OUTNAME
   local here="$REF/$1" out="$REF/$1/$3"
-  read -r ctx threads levels _ placement < <(settings "$1")
+  read -r ctx threads levels _ placement pool < <(settings "$1")
   mapfile -t args < <(task_args "$1" "$2")
-  local strict=()
+  local strict=() kv=(--local-kv-unified)
   [ "$placement" = strict ] && strict=(--local-cpu-strict)
+  [ "$pool" != unified ] && kv=(--local-parallel "${pool#slots:}")
   rm -rf "$out"
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_before.txt"
   nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$here/trajectories.jsonl" \
     --archs LO,CO,HCL,HLL --concurrency "$levels" "${args[@]}" \
-    --local-ctx "$ctx" --local-kv-unified --local-threads "$threads" "${strict[@]}" \
+    --local-ctx "$ctx" "${kv[@]}" --local-threads "$threads" "${strict[@]}" \
     --out "$out" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_after.txt"
   cp "$here/trajectories.jsonl" "$out/trajectories.jsonl"
@@ -109,13 +118,14 @@ sweep() {  # NAME TASKVAR OUTNAME
 
 profile() {  # NAME
   local here="$REF/$1"
-  read -r ctx threads _ grid placement < <(settings "$1")
-  local quick=(--quick) strict=()
+  read -r ctx threads _ grid placement pool < <(settings "$1")
+  local quick=(--quick) strict=() kv=(--kv-unified --parallel 8)
   [ "$grid" = full ] && quick=()
   [ "$placement" = strict ] && strict=(--cpu-strict)
+  [ "$pool" != unified ] && kv=(--parallel "${pool#slots:}")
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
-  nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" --kv-unified \
-    --threads "$threads" "${strict[@]}" --parallel 8 --out "$here/profile" --quiet
+  nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" "${kv[@]}" \
+    --threads "$threads" "${strict[@]}" --out "$here/profile" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_after.txt"
   cp "$here/profile/server_profile.toml" "$here/server_profile.toml"
   rm -f "$here"/profile/llama-server*.log
@@ -153,6 +163,7 @@ if [ -n "${1:-}" ]; then
     test-pool4608-t2) var=F_TASKS ;;
     test-pool3584-t2-strict) var=A_TASKS ;;
     test-pool2560-t1) var=B_TASKS ;;
+    test-slots6144-p4-t1) var=D_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

@@ -164,7 +164,9 @@ def simulate_pair(
         if entry is None:
             continue
         carried = {
-            name: state for name, (identity, state) in kept.items() if use.servers.get(name) == identity
+            name: state
+            for name, (identity, state) in kept.items()
+            if identity is not None and use.servers.get(name) == identity
         }
         conc = entry.concurrency
         sc = _configured_scenario(scenario, profile_path, meta, servers.get(str(conc)), server, read_twice)

@@ -8,8 +8,8 @@ checkout's ``calibration/reference``) holds two kinds of set, reported apart:
   was recorded, and
   every ``dev-*/`` folder with a sweep ``run/`` and its own ``server_profile.toml`` (other
   server settings, looked at while building: ``dev-t2``, two server threads; ``dev-pool8192``,
-  an 8,192-cell pool), and ``run-2/``
-  where it was recorded twice;
+  an 8,192-cell pool; ``dev-slots``, per-slot pools and one server through every level;
+  ``dev-default``, the runner's default server), and ``run-2/`` where it was recorded twice;
 - **test**: every ``test-*/`` folder (recorded once from a frozen commit, never used to choose a
   mechanism), each with its own ``server_profile.toml``, its sweep ``run/`` and, where the
   level was recorded twice, ``run-2/``. Where the set also holds ``profile-full/``

@@ -152,6 +152,13 @@ class ProfileProgress:
         """The profile is fitted: nothing is left to resume."""
         self.path.unlink(missing_ok=True)
 
+    def discard(self) -> None:
+        """A first session that finished no probe (a server that would not start, a stop in
+        the first probe): its files go, so the same command can simply be run again."""
+        self.__exit__()
+        self.calls_path.unlink(missing_ok=True)
+        self.remove()
+
     def _save(self) -> None:
         data = {k: v for k, v in asdict(self).items() if k != "out"}
         tmp = self.path.with_name(f".{PROFILE_PROGRESS_FILE}.tmp")

@@ -77,8 +77,11 @@ def run_profile(options: ProfileOptions) -> tuple[list[dict[str, Any]], dict[str
             with one_line_transport_errors(url, "--local-url" if managed is None else "llama-server"):
                 calls = asyncio.run(_profile(options, url, alias, twin, placement, progress))
     except (AgbenchError, KeyboardInterrupt) as exc:
-        kept = f"{len(progress.done)} finished probe(s) kept" if progress.done else "no probe finished"
         why = str(exc) if isinstance(exc, AgbenchError) else "interrupted"
+        if not progress.done and progress.sessions == 1:  # nothing measured: nothing to resume
+            progress.discard()
+            raise AgbenchError(f"{why} (no probe finished; nothing kept in {options.out})") from None
+        kept = f"{len(progress.done)} finished probe(s) kept" if progress.done else "no probe finished"
         raise AgbenchError(f"{why} ({kept}: finish with --resume --out {options.out})") from None
     finally:
         for server in (twin, managed):

@@ -568,6 +568,19 @@ def kill_after_a_finished_probe(out: Path) -> dict[str, Any]:
     return dict(json.loads((out / "profile_progress.json").read_text()))
 
 
+def test_a_profile_whose_server_does_not_start_keeps_nothing_and_runs_again(tmp_path: Path) -> None:
+    out = tmp_path / "profile"
+    for _ in range(2):  # the same command again: not refused as an unfinished profile
+        done = profile_server(
+            "profile-server", "--model", str(tmp_path / "none.gguf"), "--out", str(out), timeout=120
+        )
+        assert done.returncode == 2
+        assert done.stderr.strip().endswith(f"(no probe finished; nothing kept in {out})")
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert not (out / "profile_calls.jsonl").exists()
+        assert not (out / "profile_progress.json").exists()
+
+
 @pytest.mark.server
 @pytest.mark.slow
 def test_a_killed_profile_keeps_its_finished_probes_and_resume_measures_the_rest(tmp_path: Path) -> None:

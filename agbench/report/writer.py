@@ -58,8 +58,8 @@ def write_reports(run_dirs: list[Path], out_dir: Path | None = None) -> list[Pat
         if out_dir is not None:
             raise RunDirError("--out is where a comparison goes, and load runs are not compared")
         return [p for d in loads for p in write_load_report(d)]
+    reports = [load_run(Path(d)) for d in run_dirs]  # every run read before anything is written
     target = _comparison_dir(run_dirs, out_dir)
-    reports = [load_run(Path(d)) for d in run_dirs]
     written: list[Path] = []
     tags = run_tags(reports)
     for tag, report in zip(tags, reports, strict=True):

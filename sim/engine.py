@@ -178,10 +178,11 @@ def simulate(
         if profile.cloud.standin_local and architecture.uses_cloud
         else None
     )
-    for name, running in ((LOCAL_SERVER, server), (STANDIN_SERVER, standin)):
-        state = (carried or {}).get(name)
-        if running is not None and state is not None:
-            running.resume_from(state)
+    # the servers by the name a carried state is kept under
+    by_name = {name: s for name, s in ((LOCAL_SERVER, server), (STANDIN_SERVER, standin)) if s is not None}
+    for name, state in (carried or {}).items():
+        if name in by_name:
+            by_name[name].resume_from(state)
     world = SimWorld(
         env,
         profile,
@@ -235,11 +236,7 @@ def simulate(
         },
         task_order=[t.task for t in queue],
         range_warnings=range_warnings(profile, server),
-        server_states={
-            name: running.state()
-            for name, running in ((LOCAL_SERVER, server), (STANDIN_SERVER, standin))
-            if running is not None and keep_states
-        },
+        server_states={name: running.state() for name, running in by_name.items()} if keep_states else {},
     )
 
 

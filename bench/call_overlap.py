@@ -53,11 +53,12 @@ def local_calls(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         p0, p1, d1 = (group[c].to_numpy(float) for c in ("p0", "p1", "d1"))
         for i in range(len(group)):
             others = np.arange(len(group)) != i
+            # nansum: a call that failed before its first token has no prompt phase to overlap
             beside_prompt.append(
-                np.clip(np.minimum(p1[others], p1[i]) - np.maximum(p0[others], p0[i]), 0, None).sum()
+                np.nansum(np.clip(np.minimum(p1[others], p1[i]) - np.maximum(p0[others], p0[i]), 0, None))
             )
             beside_decode.append(
-                np.clip(np.minimum(d1[others], p1[i]) - np.maximum(p1[others], p0[i]), 0, None).sum()
+                np.nansum(np.clip(np.minimum(d1[others], p1[i]) - np.maximum(p1[others], p0[i]), 0, None))
             )
     mc["beside_prompt_s"], mc["beside_decode_s"] = beside_prompt, beside_decode
     return mc.set_index(KEY)

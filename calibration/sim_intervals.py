@@ -50,6 +50,7 @@ def drawn_summaries(
     *,
     workers: int = 1,
     ray: str | None = None,
+    fresh_servers: bool = False,
 ) -> list[list[ConfigurationSummary]]:
     """Per draw, the summary's configurations of the matrix under that draw's profile."""
     variants = [dataclasses.replace(scenario, profile=scenario.profile.merged(o)) for o in plan.overlays]
@@ -58,7 +59,7 @@ def drawn_summaries(
         matrix_jobs(v, workload, archs, concurrency, seed, f"draw-{i}", jitter=i + 1)
         for i, v in enumerate(variants)
     ]
-    flat = run_jobs([j for js in jobs for j in js], workers=workers, ray=ray)
+    flat = run_jobs([j for js in jobs for j in js], workers=workers, ray=ray, fresh_servers=fresh_servers)
     out: list[list[ConfigurationSummary]] = []
     i = 0
     for variant, js in zip(variants, jobs, strict=True):
@@ -112,9 +113,11 @@ def run_matrix_with_intervals(
     trajectories: Path | None = None,
     profile: Path | None = None,
     limit: int | None = None,
+    fresh_servers: bool = False,
 ) -> Path:
     """``agbench sim``: the point run, and with draws (``None``: intervals.default_draws) its
-    intervals in ``intervals.json``. ``draws == 0`` is the plain run, file for file."""
+    intervals in ``intervals.json``. ``draws == 0`` is the plain run, file for file. The draws
+    share servers between configurations as the point run does (``fresh_servers``)."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if profile is not None:
         sc = sc.with_profile(Path(profile))
@@ -127,7 +130,11 @@ def run_matrix_with_intervals(
         a = archs or sc.archs
         c = concurrency or sc.concurrency
         workload = sc.workload(seed=seed, trajectories=trajectories, limit=limit)
-        summaries = drawn_summaries(sc, workload, a, c, seed, plan, ray=ray) if plan.overlays else []
+        summaries = (
+            drawn_summaries(sc, workload, a, c, seed, plan, ray=ray, fresh_servers=fresh_servers)
+            if plan.overlays
+            else []
+        )
         device = sc.profile.device.name
         keys = [(device, arch.value, level) for arch in a for level in c]
         intervals = run_intervals(plan, summaries, keys)
@@ -144,6 +151,7 @@ def run_matrix_with_intervals(
         trajectories=trajectories,
         limit=limit,
         extra_files=extra,
+        fresh_servers=fresh_servers,
     )
 
 

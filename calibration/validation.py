@@ -57,7 +57,7 @@ from agbench.records import TABLES, arrow_schema
 from agbench.results import RunSummary, ValidationReport
 from agbench.run_meta import RunMeta, RunSource
 from agbench.sim import Workload, load_scenario, replay_workload, simulate
-from agbench.sim.entities.server_state import ServerState
+from agbench.sim.kept_servers import KeptServers
 from agbench.sim.plain_data import load_toml
 from agbench.sim.scenario import Scenario
 from agbench.status import Status
@@ -156,18 +156,13 @@ def simulate_pair(
     # each configuration in the order it ran, from what the one before it on the same server
     # left there (a live sweep keeps a server whose settings do not change)
     by_config = {(c.architecture.value, c.concurrency): c for c in live.configurations}
-    kept: dict[str, tuple[Any, ServerState]] = {}  # server -> (its identity, the state left in it)
+    kept = KeptServers()
     for use in run_order(live_tables["task_runs"], meta):
         entry = by_config.get((use.architecture, use.concurrency))
         if entry is None or use.interrupted:  # a resume came in it and restarted the servers
             kept.clear()
         if entry is None:
             continue
-        carried = {
-            name: state
-            for name, (identity, state) in kept.items()
-            if identity is not None and use.servers.get(name) == identity
-        }
         conc = entry.concurrency
         sc = _configured_scenario(scenario, profile_path, meta, servers.get(str(conc)), server, read_twice)
         runs = live_tables["task_runs"]
@@ -186,13 +181,11 @@ def simulate_pair(
             only=ran,
             order=order,
             jitter=jitter,
-            carried=carried,
+            carried=kept.carried(use.servers),
             keep_states=True,
         )
         if not use.interrupted:
-            kept.update(
-                (name, (use.servers.get(name), state)) for name, state in result.server_states.items()
-            )
+            kept.keep(use.servers, result.server_states)
         records += result.records
         warnings += [f"{entry.architecture.value} C={conc}: {w}" for w in result.range_warnings]
     sim_meta = RunMeta(

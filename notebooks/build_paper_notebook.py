@@ -249,7 +249,8 @@ def cells(closing: str) -> list[nbformat.NotebookNode]:
         new_markdown_cell(
             "## C = 1, 2, 4, 8: the predicted matrix\n\nBoth scenarios through `agbench.sim.run_matrix`, "
             "the same code path as `agbench sim --scenario paper-rtx5090 --concurrency 1,2,4,8 "
-            "--archs LO,CO,HCL,HLL`."
+            "--archs LO,CO,HCL,HLL --fresh-servers` (the paper's runs were no agbench sweep: each "
+            "configuration starts on fresh servers)."
         ),
         new_code_cell(PREDICT),
         new_markdown_cell(

@@ -38,13 +38,16 @@ def run_matrix(
     limit: int | None = None,
     workers: int = 1,
     extra_files: dict[str, str] | None = None,
+    fresh_servers: bool = False,
 ) -> Path:
     """Simulate a scenario's architectures x concurrency and write one run directory.
 
     ``profile``: a (calibrated) profile TOML laid over the scenario's own tables;
     ``trajectories``: replay this trajectory file instead of the scenario's workload.
     ``extra_files``: name -> text written into the run directory before its reports (the
-    intervals of ``agbench sim --draws``, which the report reads). Returns the run directory
+    intervals of ``agbench sim --draws``, which the report reads). The configurations share
+    servers as a live sweep with the scenario's settings would (sim/kept_servers.py);
+    ``fresh_servers``: each on servers of its own, started empty. Returns the run directory
     (default ``runs/sim-<timestamp>``; also copied to runs/latest).
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
@@ -59,7 +62,7 @@ def run_matrix(
     if (target / "run.json").exists():
         raise AgbenchError(f"{target} already holds a run; choose another --out")
     jobs = matrix_jobs(sc, workload, archs or sc.archs, concurrency or sc.concurrency, seed, target.name)
-    results = run_jobs(jobs, workers=workers, ray=ray)
+    results = run_jobs(jobs, workers=workers, ray=ray, fresh_servers=fresh_servers)
     write_run(target, sc, results, workload.agent_kind, seed, extra_files=extra_files)
     if out_dir is None:
         copy_to_latest(target, target.parent)

@@ -4,6 +4,11 @@ A *job* is one (scenario, architecture, concurrency, seed) simulation; it carrie
 it needs (the resolved scenario and workload), so the same job gives the same records in this
 process, in a worker process or on a Ray node. Results come back in job order.
 
+The jobs of one simulated sweep share servers the way a live sweep does (kept_servers.py): a
+*chain* is the configurations that find one another's servers running, run one after another
+in the live sweep's order, each from what the last left; chains are what run in parallel.
+``fresh_servers=True`` gives every configuration servers of its own, started empty.
+
 Ray is optional (``pip install agbench[ray]``); ``--ray local`` starts a cluster on this
 machine, ``--ray ADDRESS`` joins one.
 """
@@ -11,7 +16,7 @@ machine, ``--ray ADDRESS`` joins one.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +26,8 @@ from typing import Any
 from agbench.config import Architecture
 from agbench.sim import ray_cluster
 from agbench.sim.engine import SimResult, simulate
+from agbench.sim.entities.server_state import ServerState
+from agbench.sim.kept_servers import KeptServers, server_chains, servers_used, sweep_order
 from agbench.sim.metrics_out import write_run
 from agbench.sim.scenario import Scenario, load_scenario
 from agbench.sim.workloads.base import Workload
@@ -36,7 +43,7 @@ class SimJob:
     run_id: str = "sim"
     jitter: int | None = None  # the timing-jitter stream (sim/agents/timing_jitter.py)
 
-    def run(self) -> SimResult:
+    def run(self, carried: dict[str, ServerState] | None = None, keep_states: bool = False) -> SimResult:
         return simulate(
             self.scenario.profile,
             self.arch,
@@ -45,27 +52,82 @@ class SimJob:
             self.workload,
             run_id=self.run_id,
             jitter=self.jitter,
+            carried=carried,
+            keep_states=keep_states,
         )
 
+    def servers(self) -> dict[str, Hashable]:
+        """The settings a live sweep would run this configuration's servers with."""
+        return servers_used(self.scenario.profile, self.arch, self.concurrency)
 
-def _run_job(job: SimJob) -> SimResult:
-    return job.run()
+    def sweep_key(self) -> tuple[Any, ...]:
+        """Jobs with equal keys are one simulated sweep (one scenario variant, seed and draw)."""
+        return (id(self.scenario), id(self.workload), self.seed, self.run_id, self.jitter)
 
 
-def run_jobs(jobs: Sequence[SimJob], *, workers: int = 1, ray: str | None = None) -> list[SimResult]:
-    """Run jobs in order here (workers=1), in a process pool, or on Ray; results in job order."""
+@dataclass
+class SimChain:
+    """Configurations of one sweep that run on servers they share, in the live sweep's order:
+    each starts from what the previous one on the same server left."""
+
+    jobs: list[SimJob]
+
+    def run(self) -> list[SimResult]:
+        kept = KeptServers()
+        results = []
+        for job in self.jobs:
+            servers = job.servers()
+            result = job.run(kept.carried(servers), keep_states=len(self.jobs) > 1)
+            kept.keep(servers, result.server_states)
+            result.server_states = {}  # handed on here; not shipped back with the records
+            results.append(result)
+        return results
+
+
+def chains_of(jobs: Sequence[SimJob], fresh_servers: bool = False) -> list[tuple[list[int], SimChain]]:
+    """The jobs as chains, each with the positions of its jobs in ``jobs``."""
+    if fresh_servers:
+        return [([i], SimChain([job])) for i, job in enumerate(jobs)]
+    sweeps: dict[tuple[Any, ...], list[int]] = {}
+    for i, job in enumerate(jobs):
+        sweeps.setdefault(job.sweep_key(), []).append(i)
+    out = []
+    for members in sweeps.values():
+        ordered = [members[k] for k in sweep_order([(jobs[i].arch, jobs[i].concurrency) for i in members])]
+        for chain in server_chains([jobs[i].servers() for i in ordered]):
+            positions = [ordered[k] for k in chain]
+            out.append((positions, SimChain([jobs[i] for i in positions])))
+    return out
+
+
+def _run_chain(chain: SimChain) -> list[SimResult]:
+    return chain.run()
+
+
+def run_jobs(
+    jobs: Sequence[SimJob], *, workers: int = 1, ray: str | None = None, fresh_servers: bool = False
+) -> list[SimResult]:
+    """Run jobs here (workers=1), in a process pool, or on Ray, chain by chain (each chain's
+    configurations in the live sweep's order, the chains in parallel); results in job order."""
+    chains = chains_of(jobs, fresh_servers)
     if ray is not None:
-        return _run_on_ray(jobs, ray)
-    if workers <= 1 or len(jobs) <= 1:
-        return [job.run() for job in jobs]
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-        return list(pool.map(_run_job, jobs))
+        done = _run_on_ray([c for _, c in chains], ray)
+    elif workers <= 1 or len(chains) <= 1:
+        done = [c.run() for _, c in chains]
+    else:
+        with ProcessPoolExecutor(max_workers=min(workers, len(chains))) as pool:
+            done = list(pool.map(_run_chain, [c for _, c in chains]))
+    results: list[SimResult | None] = [None] * len(jobs)
+    for (positions, _), chain_results in zip(chains, done, strict=True):
+        for i, result in zip(positions, chain_results, strict=True):
+            results[i] = result
+    return [r for r in results if r is not None]
 
 
-def _run_on_ray(jobs: Sequence[SimJob], address: str) -> list[SimResult]:
+def _run_on_ray(chains: Sequence[SimChain], address: str) -> list[list[SimResult]]:
     ray_mod = ray_cluster.connect(address)
-    remote = ray_mod.remote(_run_job)
-    return list(ray_mod.get([remote.remote(job) for job in jobs]))
+    remote = ray_mod.remote(_run_chain)
+    return list(ray_mod.get([remote.remote(chain) for chain in chains]))
 
 
 def matrix_jobs(
@@ -94,9 +156,10 @@ def sweep(
     ray: str | None = None,
     workers: int | None = None,
     limit: int | None = None,
+    fresh_servers: bool = False,
 ) -> list[Path]:
     """A grid of scenarios x seeds x architectures x concurrency; one run directory per
-    (scenario, seed), all jobs spread over processes (default: one per core) or Ray."""
+    (scenario, seed), all chains spread over processes (default: one per core) or Ray."""
     root = out_root or default_out_dir("sweep")
     plans: list[tuple[Scenario, int, list[SimJob]]] = []
     for item in scenarios:
@@ -106,7 +169,7 @@ def sweep(
             jobs = matrix_jobs(sc, wl, archs or sc.archs, concurrency or sc.concurrency, seed)
             plans.append((sc, seed, jobs))
     flat = [job for _, _, jobs in plans for job in jobs]
-    results = run_jobs(flat, workers=workers or os.cpu_count() or 1, ray=ray)
+    results = run_jobs(flat, workers=workers or os.cpu_count() or 1, ray=ray, fresh_servers=fresh_servers)
     out: list[Path] = []
     i = 0
     for sc, seed, jobs in plans:
@@ -133,4 +196,13 @@ def result_fingerprint(results: Sequence[SimResult]) -> list[tuple[Any, ...]]:
     ]
 
 
-__all__ = ["SimJob", "default_out_dir", "matrix_jobs", "result_fingerprint", "run_jobs", "sweep"]
+__all__ = [
+    "SimChain",
+    "SimJob",
+    "chains_of",
+    "default_out_dir",
+    "matrix_jobs",
+    "result_fingerprint",
+    "run_jobs",
+    "sweep",
+]

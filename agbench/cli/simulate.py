@@ -63,6 +63,14 @@ _WITH_SCENARIO = "\0scenario"  # ``--explain`` given without a value: explain --
     "per figure (summary.json 'intervals'). Default: 20 with a calibrated profile's bootstrap "
     "data, else 0 (off); with a scenario's [uncertainty] ranges, give N to draw them.",
 )
+@click.option(
+    "--fresh-servers",
+    is_flag=True,
+    help="Start every configuration on servers of its own, empty. Default: the configurations "
+    "share servers as a live sweep with these settings would (one level's architectures share "
+    "them, and with n_parallel fixed every level shares the local server), each starting from "
+    "what the last one on the same server left.",
+)
 @click.pass_context
 @one_line_errors
 def sim(
@@ -83,6 +91,7 @@ def sim(
     prompt_tokens: str,
     output_tokens: str,
     draws: int | None,
+    fresh_servers: bool,
 ) -> None:
     """Simulate a scenario's matrix of architectures × concurrency (or, with --requests or
     --rate, open-loop requests through its server alone)."""
@@ -96,9 +105,10 @@ def sim(
     if scenario is None:
         raise click.UsageError("give --scenario (or: agbench sim explain SCENARIO)")
     if request_trace is not None or rate is not None:
-        if draws:
+        if draws or fresh_servers:
             raise click.UsageError(
-                "--draws applies to the architecture x concurrency matrix, not to --requests/--rate"
+                "--draws and --fresh-servers apply to the architecture x concurrency matrix, not to "
+                "--requests/--rate"
             )
         from agbench.load import levels_for_sim
         from agbench.sim.open_loop import run_load_sim
@@ -123,6 +133,7 @@ def sim(
         trajectories=trajectories,
         profile=profile,
         limit=limit,
+        fresh_servers=fresh_servers,
     )
     click.echo(f"run directory: {run_dir}")
     click.echo(f"report: {run_dir / 'summary.html'}")

@@ -2,7 +2,8 @@
 
 ``python -m agbench.calibration.paper.predict [--out DIR]`` runs ``agbench.sim.run_matrix`` for
 ``paper-rtx5090`` and ``paper-max395`` (one run directory each, the same code path as
-``agbench sim --scenario paper-rtx5090 --concurrency 1,2,4,8 --archs LO,CO,HCL,HLL``) and
+``agbench sim --scenario paper-rtx5090 --concurrency 1,2,4,8 --archs LO,CO,HCL,HLL
+--fresh-servers``) and
 prints one row per configuration, read from each run's ``summary.json``. C = 1 is the fit;
 C = 2, 4, 8 are the predictions.
 """
@@ -50,6 +51,9 @@ def predict(
                 concurrency=list(concurrency),
                 seed=seed,
                 out_dir=root / scenario,
+                # the paper's runs were no agbench sweep: nothing says a configuration found the
+                # server the one before it left, so each starts on fresh servers
+                fresh_servers=True,
             )
             summary = read_run_summary(run_dir / "summary.json")
             rows += [row_of(scenario, e) for e in summary.configurations]

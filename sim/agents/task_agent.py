@@ -22,7 +22,6 @@ from agbench.sim.agents.attempt_record import BYTES_PER_TOKEN, AttemptRecord, Si
 from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, stops_on_local_context_error
 from agbench.sim.agents.timing_jitter import TimingJitter
 from agbench.sim.agents.world import SimWorld, TaskState
-from agbench.sim.entities.cloud import CloudReply
 from agbench.sim.entities.cpu import HARNESS
 from agbench.sim.entities.local_server import LocalRequest
 from agbench.sim.workloads.base import SimTask
@@ -36,10 +35,11 @@ class Outcome(StrEnum):
 
     OK = "ok"
     CONTEXT = "context"  # its own local context error stopped it
+    CLOUD_CONTEXT = "cloud context"  # a cloud call the stand-in refused for context stopped it
     DEADLINE = "deadline"
 
 
-OK, CONTEXT, DEADLINE = Outcome.OK, Outcome.CONTEXT, Outcome.DEADLINE
+OK, CONTEXT, CLOUD_CONTEXT, DEADLINE = Outcome.OK, Outcome.CONTEXT, Outcome.CLOUD_CONTEXT, Outcome.DEADLINE
 # What the generic "delegation failed" tool result adds to the cloud lead's history.
 FAILURE_REPORT_TOKENS = 40
 Proc = Generator[simpy.Event, Any, Outcome]
@@ -112,6 +112,8 @@ class TaskAgent:
                 status, reason = Status.TIMEOUT, f"task deadline {limit:g} s reached"
             elif outcome == CONTEXT:
                 status, reason = Status.CONTEXT_LIMIT, "local server refused for context"
+            elif outcome == CLOUD_CONTEXT:
+                status, reason = Status.CONTEXT_LIMIT, "cloud model call failed: context_limit"
             elif st.delegation_abandoned:
                 status = Status(b.hcl_failed_delegation_status)
                 reason = "delegated work failed; lead gave up"
@@ -192,7 +194,7 @@ class TaskAgent:
                 # what a token cap cut is still in the history: the replay agent pads to it
                 out = result.completion_tokens + turn.output_tokens - asked
             else:
-                ok = yield from self._cloud_call(
+                called = yield from self._cloud_call(
                     st,
                     role,
                     prompt,
@@ -202,8 +204,8 @@ class TaskAgent:
                     conv_key,
                     sys_key,
                 )
-                if not ok:
-                    return DEADLINE
+                if called != OK:
+                    return called
                 out = turn.output_tokens
             previous_prompt = prompt
             history = prompt + out
@@ -305,13 +307,13 @@ class TaskAgent:
             yield self._sleep(st, rest)
         return not st.expired
 
-    def _standin_reply(
+    def _standin_call(
         self, st: TaskState, prompt: int, output: int, conv_key: object, sys_key: object, sys_tokens: int
-    ) -> Generator[simpy.Event, Any, CloudReply | None]:
-        """A "cloud" call served by the stand-in llama-server (CloudProfile.standin_local)."""
+    ) -> Generator[simpy.Event, Any, LocalRequest | None]:
+        """A "cloud" call served by the stand-in llama-server (CloudProfile.standin_local): the
+        request as the stand-in answered it (None: the deadline came first)."""
         server = self.w.cloud_server
         assert server is not None
-        t0 = self.w.env.now
         server_profile = self.w.profile.server
         overhead = server_profile.request_overhead_s * st.jitter.factor(server_profile.request_overhead_cv)
         if overhead > 0:
@@ -321,12 +323,7 @@ class TaskAgent:
         req = server.submit(conv_key, (AgentLabel.CLOUD.endpoint, sys_key), sys_tokens, prompt, output)
         st.current = ("standin", req, req.done)
         yield req.done
-        if st.expired:
-            return None
-        t_done = req.t_done if req.t_done is not None else self.w.env.now
-        ttft = (req.t_first - t0) if req.t_first is not None else t_done - t0
-        cost = self.w.profile.cloud.prices.cost(prompt, req.cached, req.completion_tokens)
-        return CloudReply(ttft, t_done - t0, prompt, req.cached, req.completion_tokens, cost)
+        return None if st.expired else req
 
     def _cloud_call(
         self,
@@ -338,24 +335,29 @@ class TaskAgent:
         sys_tokens: int,
         conv_key: object = None,
         sys_key: object = None,
-    ) -> Generator[simpy.Event, Any, bool]:
+    ) -> Proc:
+        """One cloud call, recorded; OK, DEADLINE, or CLOUD_CONTEXT where the stand-in refused
+        it for context (a prompt beyond its slot, or a reply cut at the slot's end): both live
+        agents end on a failed model call (live/replay.py, live/agents/model_agent.py)."""
         w = self.w
         t0 = w.env.now
         output = self._capped(output, Endpoint.CLOUD.value)
+        prices = w.profile.cloud.prices
         if w.cloud_server is not None:
             self._draw_exposure(st, t0)
             key = conv_key if conv_key is not None else (self.task.task, self.attempt, role, st.calls)
-            standin = yield from self._standin_reply(st, prompt, output, key, sys_key, sys_tokens)
-            if standin is None:
-                return False
-            reply = standin
-            output = reply.completion_tokens
-        else:
-            reply = w.cloud.call(st.rng, prompt, output, previous_prompt, sys_tokens)
-            self._draw_exposure(st, t0)
-            yield self._sleep(st, reply.total_s)
-            if st.expired:
-                return False
+            req = yield from self._standin_call(st, prompt, output, key, sys_key, sys_tokens)
+            if req is None:
+                return DEADLINE
+            figures = req.call_figures(t0, w.env.now)
+            cost = 0.0 if req.client_error_class else prices.cost(prompt, req.cached, req.completion_tokens)
+            st.record.model_call(w.labels[role], t0, figures.pop("total_s"), cost_usd=cost, **figures)
+            return CLOUD_CONTEXT if req.client_error_class else OK
+        reply = w.cloud.call(st.rng, prompt, output, previous_prompt, sys_tokens)
+        self._draw_exposure(st, t0)
+        yield self._sleep(st, reply.total_s)
+        if st.expired:
+            return DEADLINE
         st.record.model_call(
             w.labels[role],
             t0,
@@ -369,7 +371,7 @@ class TaskAgent:
             status_code=200,
             cost_usd=reply.cost_usd,
         )
-        return True
+        return OK
 
     def _draw_exposure(self, st: TaskState, t: float) -> None:
         """Which sensitive items reach the cloud: drawn once, at the task's first cloud input."""
@@ -385,7 +387,7 @@ class TaskAgent:
     def _consult(self, st: TaskState, consult: Turn) -> Proc:
         t0 = self.w.env.now
         prefix = self.w.profile.cloud.consult_prefix_tokens
-        ok = yield from self._cloud_call(
+        called = yield from self._cloud_call(
             st,
             SimRole.CONSULT,
             consult.prompt_tokens_added,
@@ -404,9 +406,10 @@ class TaskAgent:
             self.w.env.now,
             consult.prompt_tokens_added,
             consult.output_tokens,
-            ok,
+            called == OK,
         )
-        return OK if ok else DEADLINE
+        # a failed consultation is reported to the lead, which goes on (live/replay.py)
+        return DEADLINE if called == DEADLINE else OK
 
     def _delegate(
         self, st: TaskState, lead_turn: Turn, sub: Trajectory, lead_history: int
@@ -450,7 +453,7 @@ class TaskAgent:
             progress = st.failed_turn if st.failed_turn is not None else progress
             prompt = lead_history + FAILURE_REPORT_TOKENS
             lead_conv = self._conv_key(("lead", 0))
-            ok = yield from self._cloud_call(
+            called = yield from self._cloud_call(
                 st,
                 SimRole.LEAD,
                 prompt,
@@ -460,8 +463,8 @@ class TaskAgent:
                 lead_conv,
                 (self.w.arch, SimRole.LEAD),
             )
-            if not ok:
-                return DEADLINE, lead_history
+            if called != OK:
+                return called, lead_history
             lead_history = prompt + lead_turn.output_tokens
 
     def _tool(self, st: TaskState, role: SimRole, step: ToolStep) -> Generator[simpy.Event, Any, bool]:
@@ -504,4 +507,4 @@ class TaskAgent:
         return True
 
 
-__all__ = ["CONTEXT", "DEADLINE", "OK", "Outcome", "SimWorld", "TaskAgent", "TaskState"]
+__all__ = ["CLOUD_CONTEXT", "CONTEXT", "DEADLINE", "OK", "Outcome", "SimWorld", "TaskAgent", "TaskState"]

@@ -11,7 +11,7 @@ import simpy
 
 from agbench.sim.engine import simulate
 from agbench.sim.entities.local_server import LocalRequest, LocalServer
-from agbench.sim.profiles import DeviceProfile, Profile, ServerProfile, ServerRates
+from agbench.sim.profiles import CloudProfile, DeviceProfile, Profile, ServerProfile, ServerRates
 from agbench.sim.scenario import load_scenario
 from agbench.sim.workloads.replay import replay_workload
 from agbench.status import Status
@@ -75,6 +75,44 @@ def test_a_reply_cut_at_the_slots_end_fails_the_task_with_context_limit() -> Non
     assert run.status == "context_limit"
     assert [c.error_class for c in calls] == ["", "", "context_limit"]
     assert calls[-1].completion_tokens == 1024 - calls[-1].prompt_tokens
+
+
+def _on_standin(trajectory: Trajectory, arch: str) -> Any:
+    """One task on a GPU device whose cloud is the stand-in llama-server, 1,024 cells a slot."""
+    profile = Profile(
+        device=DeviceProfile(gpu=True),
+        server=ServerProfile(rates=RATES, n_ctx=4096, n_parallel=1),
+        cloud=CloudProfile(standin_local=True, standin_ctx_per_slot=1024),
+    )
+    return simulate(profile, arch, 1, 0, replay_workload(TrajectorySet("synth", [trajectory])))
+
+
+def test_a_stand_in_reply_cut_at_its_slots_end_fails_the_task_with_context_limit() -> None:
+    # as on a local slot: the third prompt is 1,010 tokens, its reply reaches the slot's end;
+    # both live agents end on a failed model call, cloud or local
+    traj = _lo_trajectory(turns=3, added=250, out=30)
+    traj.architecture = "CO"
+    traj.turns = [replace(t, endpoint="cloud") for t in traj.turns]
+    result = _on_standin(traj, "CO")
+    (run,) = result.task_runs()
+    calls = result.table("model_calls")
+    assert (run.status, run.reason) == ("context_limit", "cloud model call failed: context_limit")
+    assert [c.error_class for c in calls] == ["", "", "context_limit"]
+    assert [c.finish_reason for c in calls] == ["stop", "stop", "length"]
+    assert calls[-1].cost_usd == 0.0 < calls[0].cost_usd  # a failed call is not billed
+    assert run.local_context_errors == 0  # the local server refused nothing
+
+
+def test_a_consultation_the_stand_in_refuses_is_reported_and_the_lead_goes_on() -> None:
+    turns = [Turn("local", 100, 20) for _ in range(3)]
+    turns[0].consult = Turn("cloud", 1100, 30)  # beyond the stand-in's 1,024-token slot
+    traj = Trajectory("t1", "HLL", "lead", 200, turns, category="local_files", recorded_status="success")
+    result = _on_standin(traj, "HLL")
+    (run,) = result.task_runs()
+    (consult,) = result.table("messages")
+    assert run.status == "success"
+    assert not consult.ok
+    assert [c.error_class for c in result.table("model_calls")].count("context_limit") == 1
 
 
 def test_unified_pool_exhausted_fails_every_request_in_flight() -> None:

@@ -13,6 +13,7 @@ reported, not silently re-ordered.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from dataclasses import dataclass, field
@@ -156,6 +157,7 @@ def simulate_pair(
     # each configuration in the order it ran, from what the one before it on the same server
     # left there (a live sweep keeps a server whose settings do not change)
     by_config = {(c.architecture.value, c.concurrency): c for c in live.configurations}
+    base = load_scenario(scenario).with_profile(profile_path)  # each configuration takes a copy
     kept = KeptServers()
     for use in run_order(live_tables["task_runs"], meta):
         entry = by_config.get((use.architecture, use.concurrency))
@@ -164,7 +166,7 @@ def simulate_pair(
         if entry is None:
             continue
         conc = entry.concurrency
-        sc = _configured_scenario(scenario, profile_path, meta, servers.get(str(conc)), server, read_twice)
+        sc = _configured_scenario(base, meta, servers.get(str(conc)), server, read_twice)
         runs = live_tables["task_runs"]
         mine = runs[(runs["concurrency"] == conc) & (runs["architecture"] == entry.architecture.value)]
         ran = {str(t) for t in mine[mine["status"] != Status.INTERRUPTED]["task"]}
@@ -209,17 +211,16 @@ def simulate_pair(
 
 
 def _configured_scenario(
-    scenario: str,
-    profile_path: Path,
+    base: Scenario,
     meta: RunMeta,
     settings: ServerSettings | None,
     server: dict[str, Any] | None,
     read_twice: bool,
 ) -> Scenario:
-    """The scenario with the calibrated profile, the live level's server ``settings`` (slots,
-    pool), one draw's ``server`` table laid over it, and the run's deadline, token caps and
-    HCL sub-agent."""
-    sc = load_scenario(scenario).with_profile(profile_path)
+    """A copy of ``base`` (the scenario with the calibrated profile) with the live level's
+    server ``settings`` (slots, pool), one draw's ``server`` table laid over it, and the run's
+    deadline, token caps and HCL sub-agent."""
+    sc = copy.deepcopy(base)
     if settings is not None:
         for key, value in pool_table(settings).items():
             setattr(sc.profile.server, key, value)

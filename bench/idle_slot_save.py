@@ -1,20 +1,29 @@
-"""What does saving the idle slots cost the request that starts?
+"""What does saving an idle slot cost the request that starts?
 
-llama-server's ``--cache-idle-slots`` (on by default) saves every idle slot's state to the
-host-memory prompt cache and clears it when a task starts (``llama_state_seq_get_data``: the
-slot's cells copied out of the KV cache). The simulator charges a restore's time
-(``restore_s_per_k_tokens``) but not a save's. From two agents on, nearly every launch saves the
-other agents' idle slots, so if the copy costs time it delays the new request's first token
-(and every other slot's next batch: the loop does it between two batches).
+llama-server's ``--cache-idle-slots`` (on by default, with ``--cache-ram``) saves every idle
+slot's state to the host-memory prompt cache when a task starts (``process_single_task``,
+after ``launch_slot_with_task``: ``slot.prompt_save``, then with a unified pool
+``prompt_clear``; a per-slot pool is saved and kept). The save is skipped where the cache
+already holds the slot's tokens (``server_prompt_cache::alloc``: "prompt is already in the
+cache"), so what a launch copies is the idle slots that changed since they were last saved:
+from two agents on, the other agents' slots after their last turn. It runs on the main loop
+between two batches, before the new task's prompt timer starts: not in ``prompt_ms``, in the
+time to first token, and every other slot waits.
 
-This measures it: a fresh server per trial (``--slots`` slots, one unified pool), ``--slots`` - 1
-conversations of ``--held`` tokens each read into their slots and left idle, then a probe (a
-new ``--probe``-token prompt, one output token) that lands on the never-used slot, so nothing of
-its own is swapped; its launch saves and clears the others. Reported per condition: the probe's
-time to first token at the client, llama.cpp's ``prompt_ms``, and the rest (TTFT - prompt_ms:
-HTTP, tokenising, and any save), with the cells ``/slots`` still shows afterwards.
+Two conditions per trial, on a fresh server each (``--slots`` slots, one thread):
 
-    .venv/bin/python bench/idle_slot_save.py [--threads 1] [--held 0,400,1200] [--repeats 4]
+* **changed**: a conversation of ``--held`` tokens is read into a slot and left idle; then the
+  probe (a new ``--probe``-token prompt, one output token) lands on a never-used slot, and its
+  launch saves the held slot;
+* **saved**: the same, but a one-token-output request on a third slot comes between, so the
+  held slot was saved at that launch and the probe's launch finds it cached (it saves only the
+  short request's slot).
+
+The probe's wait before its prompt work (TTFT less llama.cpp's ``prompt_ms``) in ``changed``
+less ``saved`` is what saving ``--held`` tokens cost it (the short request's own save, a few
+dozen tokens, is in both).
+
+    .venv/bin/python bench/idle_slot_save.py [--held 500,1000,2000] [--repeats 4] [--unified]
 """
 
 from __future__ import annotations
@@ -24,8 +33,6 @@ import asyncio
 import random
 import statistics
 
-import httpx
-
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
 from agbench.live.load.probe_client import probe_client
@@ -33,67 +40,59 @@ from agbench.live.load.profile import BODY
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.load import RequestSpec
 
+SHORT = 32  # the request that comes between in ``saved``
 
-async def trial(
-    url: str, alias: str, slots: int, held: int, probe: int, seed: int
-) -> tuple[float, float, int]:
-    """(probe TTFT s, probe prompt_ms / 1000, cells the other slots hold after the probe)."""
+
+async def trial(url: str, alias: str, held: int, probe: int, saved: bool, seed: int) -> float:
+    """The probe's wait before its prompt work (s)."""
     async with probe_client(url, alias) as (client, counter):
-        await client.chat([{"role": "user", "content": "warm up"}], max_tokens=4, extra_body=BODY)
-        if held:
-            for k in range(slots - 1):  # one after the other: each takes a free slot and stays there
-                messages = await build_prompt(counter, RequestSpec(0.0, held, 1), seed * 100 + k, "idle-save")
-                await client.chat(messages, max_tokens=1, extra_body=BODY)
-        messages = await build_prompt(counter, RequestSpec(0.0, probe, 1), seed * 100 + 99, "idle-probe")
+        await client.chat([{"role": "user", "content": "warm up"}], max_tokens=1, extra_body=BODY)
+        messages = await build_prompt(counter, RequestSpec(0.0, held, 1), seed, "idle-held")
+        await client.chat(messages, max_tokens=1, extra_body=BODY)
+        if saved:
+            between = await build_prompt(counter, RequestSpec(0.0, SHORT, 1), seed, "idle-between")
+            await client.chat(between, max_tokens=1, extra_body=BODY)
+        messages = await build_prompt(counter, RequestSpec(0.0, probe, 1), seed, "idle-probe")
         result = await client.chat(messages, max_tokens=1, extra_body=BODY)
         if result.error_class or result.ttft_s is None:
             raise SystemExit(f"probe failed: {result.error_class} {result.error}")
-        async with httpx.AsyncClient(trust_env=False) as http:
-            state = (await http.get(url.removesuffix("/v1") + "/slots")).json()
-        others = sum(  # the other slots' prompt tokens, as masked_decode.py reads them
-            int(s.get("n_prompt_tokens") or 0)
-            for s in state
-            if isinstance(s, dict) and s.get("id") != result.slot_id
-        )
-        return result.ttft_s, (result.prompt_ms or 0.0) / 1000.0, others
+        return result.ttft_s - (result.prompt_ms or 0.0) / 1000.0
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--ctx", type=int, default=4096, help="unified pool cells")
     parser.add_argument("--slots", type=int, default=4)
-    parser.add_argument("--held", type=lambda s: [int(x) for x in s.split(",")], default=[0, 400, 1200])
+    parser.add_argument("--ctx-per-slot", type=int, default=4096)
+    parser.add_argument("--unified", action="store_true", help="one pool of slots x ctx-per-slot cells")
+    parser.add_argument("--held", type=lambda s: [int(x) for x in s.split(",")], default=[500, 1000, 2000])
     parser.add_argument("--probe", type=int, default=100, help="the probe's prompt tokens")
     parser.add_argument("--repeats", type=int, default=4)
     args = parser.parse_args()
-    conditions = [h for h in args.held for _ in range(args.repeats)]
+    conditions = [(h, s) for h in args.held for s in (False, True) for _ in range(args.repeats)]
     random.Random(7).shuffle(conditions)
-    rows: dict[int, list[tuple[float, float, int]]] = {h: [] for h in args.held}
-    for i, held in enumerate(conditions):
-        settings = ServerSettings(
-            n_ctx=args.ctx, n_parallel=args.slots, kv_unified=True, threads=args.threads
-        )
-        with ManagedServer(settings) as server:
-            row = asyncio.run(trial(server.url, server.alias, args.slots, held, args.probe, i))
-        rows[held].append(row)
-        print(
-            f"{args.slots - 1} idle slots x {held:5d} tokens: TTFT {row[0]:.3f} s, prompt {row[1]:.3f} s, "
-            f"the other slots hold {row[2]} tokens after it",
-            flush=True,
-        )
-    print(
-        f"\n{args.threads} thread(s), {args.slots} slots, unified {args.ctx} cells; a {args.probe}-token "
-        "probe after the other slots were left holding the cells below (medians):"
+    waits: dict[tuple[int, bool], list[float]] = {c: [] for c in conditions}
+    settings = ServerSettings(
+        n_ctx=args.ctx_per_slot * args.slots,
+        n_parallel=args.slots,
+        kv_unified=args.unified,
+        threads=args.threads,
     )
-    print(f"{'held each':>10s} {'TTFT s':>8s} {'prompt s':>9s} {'rest s':>8s} {'rest - held 0':>14s}")
-    base = None
+    for i, (held, saved) in enumerate(conditions):
+        with ManagedServer(settings) as server:
+            wait = asyncio.run(trial(server.url, server.alias, held, args.probe, saved, i))
+        waits[(held, saved)].append(wait)
+        print(f"held {held:5d} {'saved  ' if saved else 'changed'}: wait {wait * 1e3:6.1f} ms", flush=True)
+    pool = "one unified pool" if args.unified else "a pool per slot"
+    print(f"\n{args.threads} thread(s), {args.slots} slots, {pool}; a {args.probe}-token probe (medians):")
+    # the two launches copied held and SHORT tokens: the difference is held - SHORT tokens' copy
+    print(f"{'held':>6s} {'changed ms':>11s} {'saved ms':>9s} {'save ms':>8s} {'ms / 1,000 tokens':>18s}")
     for held in args.held:
-        ttft = statistics.median(r[0] for r in rows[held])
-        prompt = statistics.median(r[1] for r in rows[held])
-        rest = statistics.median(r[0] - r[1] for r in rows[held])
-        base = rest if base is None else base
-        print(f"{held:10d} {ttft:8.3f} {prompt:9.3f} {rest:8.3f} {rest - base:+14.3f}")
+        changed = statistics.median(waits[(held, False)]) * 1e3
+        kept = statistics.median(waits[(held, True)]) * 1e3
+        print(
+            f"{held:6d} {changed:11.1f} {kept:9.1f} {changed - kept:8.1f} {(changed - kept) / (held - SHORT) * 1e3:18.1f}"
+        )
 
 
 if __name__ == "__main__":

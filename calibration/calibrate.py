@@ -186,6 +186,10 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     restore = profile.get("restore", {})
     if "restore_s_per_k_tokens" in restore:  # the restore probe measured a restored follow-up
         rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])
+    # a profile from before the save probe leaves the scenario's figure (and its source) in place
+    save = profile.get("save", {})
+    if "save_s_per_k_tokens" in save:
+        rates["save_s_per_k_tokens"] = float(save["save_s_per_k_tokens"])
     server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
     cpu = profile.get("cpu", {})
     server.update(cpu_server_fields(cpu))
@@ -206,6 +210,7 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
         "fit": profile.get("fit", {}),
         "cpu": cpu,
         "restore": profile.get("restore", {}),
+        "save": profile.get("save", {}),
         "noise": profile.get("noise", {}),
         "bootstrap": bootstrap.get("rates", []),
         # the CPU speeds of the same resamples, as server fields (empty: a profile from before)

@@ -3,13 +3,13 @@
 Every coefficient the simulator's ``ServerRates`` integrates is fitted here from calls made
 under controlled conditions (live/load/profile.py), never from an agent run: the decode step by
 batch size and KV tokens, the prefill rate by context, the masked-cell cost of a unified pool
-(cells held by background sequences), the prompt-cache restore time and the slowdown while a
-busy loop holds a core (the last in cpu_fit.py). Each fit keeps its data range and its error, so a prediction that
+(cells held by background sequences), the prompt-cache restore and save times and the slowdown
+while a busy loop holds a core (the last in cpu_fit.py). Each fit keeps its data range and its error, so a prediction that
 leaves the measured range can be flagged (``out_of_range``) and an interval can be drawn from
 the residuals (``residual_spread``).
 
 ``server_profile.toml`` tables: ``[server]`` the settings profiled; ``[rates]`` ServerRates
-fields; ``[cpu]``, ``[restore]``; ``[fit.<term>]`` samples, median and mean absolute relative
+fields; ``[cpu]``, ``[restore]``, ``[save]``; ``[fit.<term>]`` samples, median and mean absolute relative
 error, and the data range of each regressor; ``[meta]`` how and when it was measured.
 """
 
@@ -264,6 +264,32 @@ def fit_restore(calls: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def fit_save(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Seconds per 1,000 tokens copied to the prompt cache at a launch: the save probe's wait
+    before its prompt work when its launch copied a held slot (``saved`` False) less when it
+    copied only the short request's slot, per size, fitted through the origin on the tokens
+    the two copies differ by (held - short)."""
+    rows = probe_rows(calls, "save")
+    by: dict[tuple[int, bool], list[float]] = {}
+    for r in rows:
+        if r["ttft_s"]:
+            key = (int(r["params"]["held"]), bool(r["params"]["saved"]))
+            by.setdefault(key, []).append(r["ttft_s"] - (r["prompt_ms"] or 0.0) / 1000.0)
+    sizes = sorted({held for held, _ in by if (held, False) in by and (held, True) in by})
+    if not sizes:
+        return {"samples": len(rows), "note": "no save probe measured"}
+    short = int(rows[0]["params"].get("short", 0))
+    tokens = np.array([held - short for held in sizes], dtype=float)
+    extra = np.array([np.median(by[(h, False)]) - np.median(by[(h, True)]) for h in sizes])
+    slope = float(tokens @ extra / (tokens @ tokens)) if tokens @ tokens > 0 else 0.0
+    return {
+        "samples": len(rows),
+        "held_tokens": sizes,
+        "extra_s": [float(x) for x in extra],
+        "save_s_per_k_tokens": max(0.0, slope) * 1000.0,
+    }
+
+
 def fit_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
     """The ``server_profile.toml`` tables from a profiler's calls."""
     server = dict(meta["server"])
@@ -280,6 +306,7 @@ def fit_server_profile(calls: list[dict[str, Any]], meta: dict[str, Any]) -> dic
         "rates": rates,
         "cpu": cpu,
         "restore": fit_restore(calls),
+        "save": fit_save(calls),
         "fit": {"decode": decode_fit, "prefill": prefill_fit, "masked": masked_fit},
         "meta": {k: v for k, v in {**meta, "cores": cores}.items() if k != "server" and v is not None},
     }

@@ -156,6 +156,11 @@ class ServerRates:
     # (``server_prompt_cache::load`` -> ``llama_state_seq_set_data`` on the server's loop, so
     # every slot waits): measured by the server profile's restore probe.
     restore_s_per_k_tokens: Annotated[float, NON_NEGATIVE] = 0.0
+    # Seconds per 1,000 tokens of a slot's state copied to the prompt cache (``prompt_save``:
+    # each idle slot not already cached at every task launch with --cache-idle-slots, and a
+    # slot taken as least recently used), on the server's loop before the new prompt's first
+    # batch: measured by the server profile's save probe (0: not charged).
+    save_s_per_k_tokens: Annotated[float, NON_NEGATIVE] = 0.0
     source: str = "default"  # "roofline", "calibrated", "measured", ... (reports say it)
     sources: dict[str, str] = field(default_factory=dict)  # field -> where its value comes from
 
@@ -319,9 +324,10 @@ class ServerProfile:
     # a slot's state is saved there when the slot is given to another conversation, and restored
     # on whichever slot that conversation's next turn gets (entities/prompt_cache.py).
     prompt_cache_mib: Annotated[float, Bound(ge=0, unit="MiB; 0 = off")] = 8192.0
-    # --cache-idle-slots (llama-server's default: on): with a unified pool and the prompt cache,
-    # every idle slot is saved to the prompt cache and cleared when a task starts, so idle
-    # conversations hold no KV cells.
+    # --cache-idle-slots (llama-server's default: on, with the prompt cache): every idle slot
+    # not already cached is saved to the prompt cache when a task starts (rates'
+    # save_s_per_k_tokens is the copy's time), and in a unified pool cleared, so idle
+    # conversations hold no KV cells; a per-slot pool keeps them (clearing frees nothing).
     cache_idle_slots: bool = True
     # How waiting prompts share the server. "shared": every prompt being processed advances
     # at an equal share of the prefill throughput (fluid processor sharing). "iterations":

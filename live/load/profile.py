@@ -14,6 +14,10 @@ controlled groups, each measured with llama.cpp's own ``timings`` (``prompt_ms``
   sizes, decode beside it: their cells sit in the pool and every prompt batch spans them;
 * **restore**: follow-up turns whose conversation was moved to the host-memory prompt cache and
   comes back (time between the request and the start of its prompt work, against fresh ones);
+* **save**: what a request's launch pays to copy an idle slot's state to the prompt cache
+  (``--cache-idle-slots`` saves every idle slot not already cached at each launch): a probe
+  whose launch finds a held conversation idle and unsaved, against one whose launch finds it
+  saved already by a short request in between;
 * **cpu**: decode and prefill again while a busy loop holds one core, in the server's session
   (its threads share the cores with it), and, where the server's threads need every core, once
   more with the busy loop in a session of its own, as a sandboxed tool runs (Linux gives each
@@ -89,6 +93,9 @@ TWIN_BLOCKS = 2
 #: term's fit had 12 calls, and its error was 57-77 % of the mean excess it fitted.
 MASKED_REPEATS = 3
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
+#: The save probe's held conversations (capped by the slot), the request that saves one before
+#: the probe in the "saved" condition, and the probe (calibration/server_profile.py fit_save).
+SAVE_HELD, SAVE_HELD_QUICK, SAVE_SHORT, SAVE_PROBE = (256, 1024), (256, 768), 32, 64
 
 
 @dataclass
@@ -349,6 +356,24 @@ class Profiler:
             self._keep("restore", {"tokens": size, "rep": rep}, await self._send(follow, 1))
         self._say(f"restore: {size}-token conversations through the prompt cache")
 
+    async def save(self) -> None:
+        """The wait before a probe's prompt work when its launch copies a held conversation of
+        ``held`` tokens to the prompt cache (``saved`` False), against when a short request in
+        between copied it already (True: the probe's launch copies the short one's instead).
+        Each conversation is new, so no cached state holds it."""
+        sizes = sorted(
+            {min(n, self.slot_ctx - 2 * SAVE_PROBE) for n in (SAVE_HELD_QUICK if self.o.quick else SAVE_HELD)}
+        )
+        for rep in range(self.o.repeats):
+            for held in sizes:
+                for saved in (False, True):
+                    await self._send(await self._prompt(held), 1)  # read into a slot, then idle
+                    if saved:
+                        await self._send(await self._prompt(SAVE_SHORT), 1)
+                    probe = await self._send(await self._prompt(SAVE_PROBE), 1)
+                    self._keep("save", {"held": held, "saved": saved, "short": SAVE_SHORT, "rep": rep}, probe)
+        self._say(f"save: {sizes}-token idle slots copied to the prompt cache at a launch")
+
     async def cpu_busy(self) -> None:
         """Decode at batch 1 and prefill alone while a busy loop holds one core."""
         loop = subprocess.Popen(BUSY_LOOP)
@@ -444,6 +469,7 @@ class Profiler:
             ("prefill", self.prefill),
             ("masked", self.masked),
             ("restore", self.restore),
+            ("save", self.save),
             ("cpu_busy", self.cpu_busy),
             ("cpu_displaced", self.cpu_displaced),
         ]

@@ -101,8 +101,8 @@ class PrefillSchedule(Protocol):
         last event (``/slots``' ``n_prompt_tokens``)."""
 
     def stall(self, work_s: float) -> None:
-        """The server's loop spends ``work_s`` nominal seconds outside a batch (a prompt-cache
-        restore, done between two batches while every slot waits)."""
+        """The server's loop spends ``work_s`` nominal seconds outside a batch (prompt-cache
+        saves and restores, done between two batches while every slot waits)."""
 
 
 def schedule_for(settings: ServerProfile) -> PrefillSchedule:
@@ -317,8 +317,8 @@ class IterationsSchedule:
             take = min(r.prefill_left, budget)
             budget -= take
             r.batch_left_at_start = r.prefill_left
-            if r.t_prompt is None:  # llama.cpp's t_start_process_prompt: its first batch
-                r.t_prompt = host.env.now
+            if r.t_prompt is None:  # llama.cpp's t_start_process_prompt: its first batch, after
+                r.t_prompt = host.env.now + self.pending_stall_s  # the loop's pause (stall) before it
             self.batch_tokens[r] = take
             tokens_in += take
             ctx += (r.cached + r.prefilled + take / 2.0) * take

@@ -4,8 +4,8 @@ A prompt batch in a unified pool attends over every cell up to the highest one i
 over the cells held: ``llama_kv_cache::get_n_kv`` returns ``min(size, max(n_pad,
 GGML_PAD(used_max_p1, n_pad)))``, holes below the highest used cell included, and the mask that
 hides them is built over that whole range. A slot cleared below another sequence's cells (llama-
-server's ``--cache-idle-slots``, on by default, saves and clears every idle slot when a task
-starts) leaves such a hole, so an agent's prompt can pay for cells nobody holds. At one agent
+server's ``--cache-idle-slots``, on by default, saves every idle slot when a task starts and, in
+a unified pool, clears it) leaves such a hole, so an agent's prompt can pay for cells nobody holds. At one agent
 there is no other slot to clear and the range is the cells held; from two agents on it is not.
 
 The placement follows ``llama_kv_cache::find_slot``: a ubatch's cells are taken forward from

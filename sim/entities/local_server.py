@@ -74,9 +74,10 @@ class LocalServer:
         if settings.prompt_cache_mib > 0:
             limit = settings.prompt_cache_mib * 2**20 / kv_bytes_per_token if kv_bytes_per_token > 0 else 0.0
             self.prompt_cache = PromptCache(max(limit, float(self.pool_tokens)) if limit else 0.0)
-        self._clear_idle_on_launch = bool(
-            self.prompt_cache is not None and settings.cache_idle_slots and settings.kv_unified
-        )
+        # --cache-idle-slots: every launch saves the idle slots to the prompt cache, and in a
+        # unified pool clears them (a per-slot pool keeps them: clearing frees nothing)
+        self._save_idle_on_launch = bool(self.prompt_cache is not None and settings.cache_idle_slots)
+        self._clear_idle_on_launch = self._save_idle_on_launch and bool(settings.kv_unified)
         # where a unified pool's cells sit: a prompt batch attends up to the highest one in use
         self.cells = CellMap(self.pool_tokens) if self.pool.kv_unified else None
         self.queue: deque[LocalRequest] = deque()
@@ -317,12 +318,15 @@ class LocalServer:
             self.settings.slot_prompt_similarity,
         )
         if self.prompt_cache is not None:
-            self._swap_through_prompt_cache(slot, req)
-            if self._clear_idle_on_launch:
+            copied = self._swap_through_prompt_cache(slot, req)
+            if self._save_idle_on_launch:
                 for other in idle:
                     if other is not slot and other.tokens > 0:
-                        self._save_slot(other)
-                        self._clear_slot(other)
+                        copied += self._save_slot(other)
+                        if self._clear_idle_on_launch:
+                            self._clear_slot(other)
+            # the copies run on the server's loop before the next batch: every slot waits
+            self.schedule.stall(copied * self.rates.save_s_per_k_tokens / 1000.0)
         cached = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
         cached = max(
             0, min(cached, req.prompt_tokens - 1)
@@ -375,14 +379,16 @@ class LocalServer:
             if self.pool.purge_on_full and r.slot is not None:  # llama.cpp clears their prompts
                 self._clear_slot(r.slot)
 
-    def _save_slot(self, slot: Slot) -> None:
+    def _save_slot(self, slot: Slot) -> int:
+        """``prompt_save``: the tokens copied to the prompt cache (0 where it holds them)."""
         assert self.prompt_cache is not None
-        self.prompt_cache.save(CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens))
+        return self.prompt_cache.save(CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens))
 
-    def _swap_through_prompt_cache(self, slot: Slot, req: LocalRequest) -> None:
+    def _swap_through_prompt_cache(self, slot: Slot, req: LocalRequest) -> int:
         """``get_available_slot``'s cache update: when the slot was taken as the least recently
         used one, or would keep under half of its tokens, its state goes to the prompt cache and
-        the best cached state for the new prompt (if better than what the slot holds) comes back."""
+        the best cached state for the new prompt (if better than what the slot holds) comes back.
+        Returns the tokens the save copied."""
         assert self.prompt_cache is not None
         lcp = common_prefix(slot, req.conv, req.sys_key, req.sys_tokens, req.prompt_tokens)
         by_similarity = (
@@ -391,12 +397,11 @@ class LocalServer:
             and lcp / req.prompt_tokens > self.settings.slot_prompt_similarity
         )
         if by_similarity and lcp / slot.tokens >= 0.5:
-            return
+            return 0
         base = (
             CachedPrompt(slot.conv, slot.sys_key, slot.sys_tokens, slot.tokens) if slot.tokens > 0 else None
         )
-        if base is not None:
-            self.prompt_cache.save(base)
+        copied = self.prompt_cache.save(base) if base is not None else 0
         # the slot's own cells make way for the restored state; every other slot keeps its own
         own = slot.tokens if self.pool.idle_holds_kv else 0
         room = self.pool_tokens - (self.kv_in_use() - own) if self.pool.kv_unified else math.inf
@@ -415,6 +420,7 @@ class LocalServer:
                 restored.sys_tokens,
                 restored.tokens,
             )
+        return copied
 
     def _clear_slot(self, slot: Slot) -> None:
         self.idle_tokens -= slot.tokens

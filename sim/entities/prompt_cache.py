@@ -3,9 +3,11 @@
 Why it matters: without it, an agent whose slot was taken by another conversation between two
 turns would re-process its whole history; with it, llama-server saved that slot's state to RAM
 when the slot was reassigned and restores it on whichever slot the agent's next turn lands. At
-concurrency above the slot count (or with ``--cache-idle-slots``, which saves and clears every
-idle slot of a unified pool whenever a task starts) this decides how much prompt work a turn
-costs and how much of a unified KV pool idle conversations hold.
+concurrency above the slot count (or with ``--cache-idle-slots``, which saves every idle slot
+whenever a task starts, and in a unified pool clears it) this decides how much prompt work a
+turn costs and how much of a unified KV pool idle conversations hold. A save copies the slot's
+state (``llama_state_seq_get_data``) on the server's loop, so it costs the launch time
+(``ServerRates.save_s_per_k_tokens``) unless the cache already holds those tokens.
 
 The rules are llama.cpp's (tools/server/server-task.cpp, ``server_prompt_cache::alloc``,
 ``::load`` and ``::update``; tools/server/server-context.cpp, ``get_available_slot``), applied
@@ -112,17 +114,18 @@ class PromptCache:
         self._tokens -= state.tokens
         return state
 
-    def save(self, state: CachedPrompt) -> None:
-        """Store a slot's state (``server_prompt_cache::alloc`` + ``update``)."""
+    def save(self, state: CachedPrompt) -> int:
+        """Store a slot's state (``server_prompt_cache::alloc`` + ``update``); the tokens
+        copied (0: already held, whole, by a cached state, so llama.cpp copies nothing)."""
         if state.tokens <= 0:
-            return
+            return 0
         related = self._related(state.conv, state.sys_key)
         for _, cached in related:
             if (
                 shared_prefix(cached, state.conv, state.sys_key, state.sys_tokens, state.tokens)
                 == state.tokens
             ):
-                return  # already held, whole, by a cached state
+                return 0  # already held, whole, by a cached state
         for seq, s in related:
             if shared_prefix(state, s.conv, s.sys_key, s.sys_tokens, s.tokens) == s.tokens:
                 self._remove(seq)
@@ -131,6 +134,7 @@ class PromptCache:
         while len(self._states) > 1 and self._tokens > self.limit_tokens:
             self._remove(next(iter(self._states)))
             self.evictions += 1
+        return state.tokens
 
     def load(
         self,

@@ -210,6 +210,11 @@ SERVER_TERMS = (
         "unified pool: the same, s per 1,000 cells per prompt token",
     ),
     ("server.rates", "restore_s_per_k_tokens", "prompt-cache restore, s per 1,000 restored tokens"),
+    (
+        "server.rates",
+        "save_s_per_k_tokens",
+        "prompt-cache save at a launch (idle slots not yet cached, an LRU-taken slot), s per 1,000 tokens",
+    ),
     ("server", "oversubscribed_efficiency", "CPU-only: speed per allocated core when threads lack cores"),
     ("server", "displaced_speed", "CPU-only: speed while another session's busy process takes a core"),
     ("server", "displaced_thread_share", "CPU-only: the share of threads displaced at that speed"),
@@ -239,7 +244,11 @@ SERVER_TERMS = (
     ("server", "idle_cache_holds_kv", "idle slots' cells count in a unified pool"),
     ("server", "purge_idle_on_full", "a full pool purges idle slots (lowest id first) before failing"),
     ("server", "prompt_cache_mib", "host-memory prompt cache (--cache-ram)"),
-    ("server", "cache_idle_slots", "idle slots saved to the prompt cache and cleared at each launch"),
+    (
+        "server",
+        "cache_idle_slots",
+        "idle slots saved to the prompt cache at each launch (and cleared, in a unified pool)",
+    ),
 )
 
 
@@ -260,21 +269,20 @@ FITTED_HARNESS_TERMS = frozenset(
 CROWDED_PROBES = {"cpu_twin": "beside a twin server decoding", "cpu_busy": "beside one busy core"}
 
 
-def term_source(profile: Profile, table: str, field: str) -> str:
-    """measured (server profile, with its range), fitted (with its data), or assumption."""
-    obj = _table(profile, table)
-    given = getattr(obj, "sources", {}).get(field, "") if obj is not None else ""
-    fit = profile.fit or {}
-    measured = fit.get("server_profile", {})
-    if table == "server.rates" and measured:
-        ranges = measured.get("ranges", {})
-        span = ranges.get("masked_cells") if "masked" in field else None
-        where = f", masked cells {span[0]:,.0f}-{span[1]:,.0f}" if span and len(span) == 2 else ""
-        level = measured.get("run_level", {})
-        if level and field != "restore_s_per_k_tokens":
-            kind = "decode" if field.startswith("decode") else "prefill"
-            where += f"; x{level.get(kind, 1.0):.3f}: the run's C = 1 calls' level"
-        return f"measured (server profile {measured.get('path', '')}{where})"
+def _save_source(measured: dict[str, Any], given: str) -> str:
+    """save_s_per_k_tokens: a server profile's save probe, else the scenario's figure (a
+    profile may predate the probe)."""
+    save = measured.get("save", {})
+    if "save_s_per_k_tokens" in save:
+        held = ", ".join(f"{h:,}" for h in save.get("held_tokens", []))
+        return (
+            f"measured (server profile {measured.get('path', '')}, save probe, idle slots of {held} tokens)"
+        )
+    return given or "not measured: 0, no save charged"
+
+
+def _busy_loop_source(measured: dict[str, Any], field: str) -> str:
+    """The busy-loop probes' terms, where the profile measured them ('' otherwise)."""
     cpu = measured.get("cpu", {})
     if field == "oversubscribed_efficiency" and "oversubscribed_efficiency" in cpu:
         span = cpu.get("speed_range") or []
@@ -289,6 +297,30 @@ def term_source(profile: Profile, table: str, field: str) -> str:
             f"own, {cpu.get('displaced_thread_share', 0):.2f} of the threads displaced, speed "
             f"{cpu['displaced_speed']:.4f}{calls})"
         )
+    return ""
+
+
+def term_source(profile: Profile, table: str, field: str) -> str:
+    """measured (server profile, with its range), fitted (with its data), or assumption."""
+    obj = _table(profile, table)
+    given = getattr(obj, "sources", {}).get(field, "") if obj is not None else ""
+    fit = profile.fit or {}
+    measured = fit.get("server_profile", {})
+    if table == "server.rates" and field == "save_s_per_k_tokens":
+        return _save_source(measured, given)
+    if table == "server.rates" and measured:
+        ranges = measured.get("ranges", {})
+        span = ranges.get("masked_cells") if "masked" in field else None
+        where = f", masked cells {span[0]:,.0f}-{span[1]:,.0f}" if span and len(span) == 2 else ""
+        level = measured.get("run_level", {})
+        if level and field != "restore_s_per_k_tokens":
+            kind = "decode" if field.startswith("decode") else "prefill"
+            where += f"; x{level.get(kind, 1.0):.3f}: the run's C = 1 calls' level"
+        return f"measured (server profile {measured.get('path', '')}{where})"
+    cpu = measured.get("cpu", {})
+    busy = _busy_loop_source(measured, field)
+    if busy:
+        return busy
     if (
         field in ("displaced_decode_speed", "displaced_prefill_speed")
         and field in cpu

@@ -307,6 +307,37 @@ def test_calibrating_on_a_profile_takes_its_rates_and_keeps_its_ranges(tmp_path:
     assert "decode_step_s" in data["fit"]["server_from_run"]
 
 
+def _save_calls(ms_per_k: float) -> list[dict[str, Any]]:
+    """The save probe's calls: 3 ms of HTTP and template, plus the launch's copy of the held
+    slot (``saved`` False) or of the 32-token request's slot (True)."""
+    calls = []
+    for rep in range(2):
+        for held in (256, 1024):
+            for saved in (False, True):
+                copied = 32 if saved else held
+                wait = 0.003 + copied * ms_per_k / 1e6 + (0.0005 if rep else -0.0005)
+                params = {"held": held, "saved": saved, "short": 32, "rep": rep}
+                calls.append(_call("save", params, prompt_ms=400.0, ttft_s=0.4 + wait))
+    return calls
+
+
+def test_the_save_probe_gives_the_copy_time_per_token_and_calibration_takes_it(tmp_path: Path) -> None:
+    tables = fit_server_profile(synthetic_calls() + _save_calls(13.0), META)
+    assert tables["save"]["save_s_per_k_tokens"] == pytest.approx(0.013)
+    assert tables["save"]["held_tokens"] == [256, 1024]
+    server_profile = write_server_profile(synthetic_calls() + _save_calls(13.0), META, tmp_path / "sp.toml")
+    out = calibrate([REFERENCE], tmp_path / "p.toml", concurrency=[1], server_profile=server_profile)
+    profile = Profile.from_dict(tomllib.loads(out.read_text()))
+    assert profile.server.rates is not None
+    assert profile.server.rates.save_s_per_k_tokens == pytest.approx(0.013)  # not moved to the run's level
+    assert term_source(profile, "server.rates", "save_s_per_k_tokens").startswith("measured (server profile")
+    # a profile from before the probe leaves the scenario's figure and says where it is from
+    old = write_server_profile(synthetic_calls(), META, tmp_path / "old.toml")
+    assert "note" in fit_server_profile(synthetic_calls(), META)["save"]
+    out = calibrate([REFERENCE], tmp_path / "q.toml", concurrency=[1], server_profile=old)
+    assert "save_s_per_k_tokens" not in tomllib.loads(out.read_text())["server"]["rates"]
+
+
 def _cpu_calls(busy_factor: float) -> list[dict[str, Any]]:
     """Decode calls quiet and with a core busy, the busy ones ``busy_factor`` times slower."""
     calls = []
@@ -614,7 +645,7 @@ def test_a_killed_profile_keeps_its_finished_probes_and_resume_measures_the_rest
     done = {json.loads(line)["probe"] for line in kept}
     assert done
     assert all(c["probe"] not in done for c in rows[len(kept) :])  # nothing finished ran twice
-    assert {"decode", "prefill", "restore", "decode_cpu_busy"} <= {c["probe"] for c in rows}
+    assert {"decode", "prefill", "restore", "save", "decode_cpu_busy"} <= {c["probe"] for c in rows}
 
     data = tomllib.loads((out / "server_profile.toml").read_text())
     assert data["server"]["n_ctx"] == 1024
@@ -624,6 +655,8 @@ def test_a_killed_profile_keeps_its_finished_probes_and_resume_measures_the_rest
     assert data["rates"]["decode_step_s"] > 0
     assert data["fit"]["decode"]["batch"] == [1.0, 2.0]
     assert data["fit"]["masked"]["samples"] >= 1 or "note" in data["fit"]["masked"]
+    assert data["save"]["held_tokens"] == [256, 768]  # the quick sizes, within the 1,024-cell pool
+    assert "save_s_per_k_tokens" in data["save"]
     finished = profile_server("profile-server", "--quick", "--resume", "--out", str(out), timeout=120)
     assert finished.returncode == 2  # refused before any server starts, nothing written over
     assert "already holds a server profile" in finished.stderr

@@ -173,6 +173,49 @@ def test_a_prompt_cache_restore_holds_the_next_batch_for_its_measured_time() -> 
     assert abs((charged.t_first - free.t_first) - 2.0 * 1049 / 1000) < 1e-9
 
 
+def test_a_launch_pays_for_copying_the_idle_slots_the_prompt_cache_does_not_hold() -> None:
+    """--cache-idle-slots: b's launch copies a's idle slot to the prompt cache on the server's
+    loop before b's first batch (not in b's prompt_ms); c's launch finds a cached already and
+    copies b's alone. A per-slot pool keeps the saved cells (measured: 12.7-13.2 ms per 1,000
+    tokens here, bench/idle_slot_save.py)."""
+    per_slot = ServerProfile(n_ctx=8192, n_parallel=4, prefill_scheduling="iterations")
+
+    def served(
+        save_s_per_k: float, settings: ServerProfile = per_slot
+    ) -> tuple[list[LocalRequest], LocalServer]:
+        env = simpy.Environment()
+        server = LocalServer(env, settings, replace(RATES, save_s_per_k_tokens=save_s_per_k), 4)
+        out: list[LocalRequest] = []
+
+        def turns() -> Generator[simpy.Event, Any, None]:
+            for conv, sys_key, prompt in (("a", "sys", 1500), ("b", None, 300), ("c", None, 300)):
+                req = server.submit(conv, sys_key, 100 if sys_key else 0, prompt, 10)
+                yield req.done
+                out.append(req)
+
+        env.process(turns())
+        env.run()
+        return out, server
+
+    (free_a, free_b, _), _ = served(0.0)
+    (a, b, c), server = served(2.0)
+
+    def waited(req: LocalRequest) -> float:
+        assert req.t_prompt is not None
+        return req.t_prompt - req.t_arrive
+
+    assert waited(free_a) == waited(a) == waited(free_b) == 0.0  # nothing idle to copy
+    assert waited(b) == pytest.approx(2.0 * 1509 / 1000)  # a: 1,500 + 10 - 1 tokens
+    assert waited(c) == pytest.approx(2.0 * 309 / 1000)  # b alone: a is cached already
+    assert b.t_first is not None
+    assert free_b.t_first is not None
+    assert b.t_first - (b.t_prompt or 0) == pytest.approx(free_b.t_first - (free_b.t_prompt or 0))
+    assert sorted(s.tokens for s in server.slots) == [0, 309, 309, 1509]  # saved, not cleared
+    # one slot: b takes a's slot as the least recently used, and get_available_slot saves a first
+    (_, b_one, _), _ = served(2.0, replace(per_slot, n_parallel=1))
+    assert waited(b_one) == pytest.approx(2.0 * 1509 / 1000)
+
+
 def test_idle_slots_of_a_unified_pool_are_saved_and_cleared_when_a_task_starts() -> None:
     unified = ServerProfile(n_ctx=4096, n_parallel=2, kv_unified=True, idle_cache_holds_kv=True)
     env = simpy.Environment()

@@ -19,7 +19,7 @@ their configurations with one :class:`KeptServers`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agbench.config import Architecture
@@ -34,18 +34,18 @@ class KeptServers:
     (the runner kept it); other settings mean the runner restarted it (nothing carried)."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[Hashable, ServerState]] = {}
+        self._kept: dict[str, tuple[object, ServerState]] = {}
 
-    def carried(self, servers: Mapping[str, Hashable]) -> dict[str, ServerState]:
-        """By server name, the state a configuration using ``servers`` (name -> settings) starts
-        from. Settings of None are a server of unknown identity: never taken as kept."""
+    def carried(self, servers: Mapping[str, object]) -> dict[str, ServerState]:
+        """By server name, the state a configuration using ``servers`` (name -> settings, compared
+        by equality) starts from. Settings of None are a server of unknown identity: never kept."""
         return {
             name: state
             for name, (settings, state) in self._kept.items()
             if settings is not None and servers.get(name) == settings
         }
 
-    def keep(self, servers: Mapping[str, Hashable], states: Mapping[str, ServerState]) -> None:
+    def keep(self, servers: Mapping[str, object], states: Mapping[str, ServerState]) -> None:
         """What a configuration using ``servers`` left on each of them."""
         self._kept.update((name, (servers.get(name), state)) for name, state in states.items())
 
@@ -54,12 +54,12 @@ class KeptServers:
         self._kept.clear()
 
 
-def servers_used(profile: Profile, architecture: Architecture | str, concurrency: int) -> dict[str, Hashable]:
+def servers_used(profile: Profile, architecture: Architecture | str, concurrency: int) -> dict[str, object]:
     """By server name, the settings a live sweep would start each simulated server with for this
     configuration: those that change with the level (the local server's slots and pool, the
     stand-in's one slot per task); the rest is the scenario's, the same at every level."""
     arch = Architecture(architecture)
-    used: dict[str, Hashable] = {}
+    used: dict[str, object] = {}
     if arch.uses_local:
         server = profile.server
         used[LOCAL_SERVER] = (server.slots(concurrency), server.pool_tokens(concurrency))
@@ -82,7 +82,7 @@ def sweep_order(configurations: Sequence[tuple[str, int]]) -> list[int]:
     )
 
 
-def server_chains(servers: Sequence[Mapping[str, Hashable]]) -> list[list[int]]:
+def server_chains(servers: Sequence[Mapping[str, object]]) -> list[list[int]]:
     """The configurations (given in sweep order, by the servers each uses) split into chains
     that share no running server, each in sweep order: a chain runs one configuration after
     another, and different chains may run at once (in other processes, on Ray)."""

@@ -16,7 +16,7 @@ machine, ``--ray ADDRESS`` joins one.
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,7 +56,7 @@ class SimJob:
             keep_states=keep_states,
         )
 
-    def servers(self) -> dict[str, Hashable]:
+    def servers(self) -> dict[str, object]:
         """The settings a live sweep would run this configuration's servers with."""
         return servers_used(self.scenario.profile, self.arch, self.concurrency)
 

@@ -7,6 +7,9 @@ import dataclasses
 import json
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from agbench.cli import main
 from agbench.config import Architecture
 from agbench.records import ModelCall
 from agbench.sim import run_matrix
@@ -91,3 +94,11 @@ def test_agbench_sim_shares_servers_unless_told_to_start_them_fresh(tmp_path: Pa
         walls[fresh] = {c["concurrency"]: c["suite_wall_s"] for c in confs}
     assert walls[False][1] == walls[True][1]
     assert walls[False][2] < walls[True][2]
+
+
+def test_fresh_servers_is_refused_where_no_matrix_is_simulated() -> None:
+    result = CliRunner().invoke(
+        main, ["sim", "--scenario", "this-machine-smollm2", "--rate", "1", "--fresh-servers"]
+    )
+    assert result.exit_code == 2
+    assert "--fresh-servers apply to the architecture x concurrency matrix" in result.output

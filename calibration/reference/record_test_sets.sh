@@ -45,6 +45,13 @@
 #     3, 4, the full grid as its own profile in the sweeps' session; recorded after the kept
 #     server's state and the slot's context edge were built on dev-slots (385ded5), to test
 #     them on a sweep nobody tuned to.
+#   test-unified4096-p4-t1: one unified 4,096-cell pool with the slot count fixed (--local-parallel 4,
+#     so one server runs through every level, and --cache-idle-slots clears every idle slot at
+#     each launch: each agent's next turn comes back from the prompt cache), one server thread,
+#     set C's tasks (recorded before only at 6,144 cells and two threads), C = 1, 2, 3, 4, the
+#     full grid with the save probe as its own profile in the sweeps' session; recorded after
+#     the launch's prompt-cache saves (df22b34) and agbench sim's kept servers (f8613b7), to
+#     test the kept server, the saves and the restores together on a sweep nobody tuned to.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -69,7 +76,8 @@ F_TASKS=(calc-grocery-knapsack calc-vault-pin lf-electricity-invoice lf-secret-s
 
 settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own profile; placement:
   # free = left to the kernel, strict = --cpu-strict, one thread per core, profile and sweeps;
-  # pool: unified = one pool, slots up to the level; slots:N = N per-slot pools, N slots always)
+  # pool: unified = one pool, slots up to the level; slots:N = N per-slot pools, N slots always;
+  # unified:N = one pool, N slots always)
   case "$1" in
     test-pool2048-t1) echo "2048 1 $LEVELS quick free unified" ;;
     test-pool8192-t2) echo "8192 2 $LEVELS quick free unified" ;;
@@ -80,6 +88,7 @@ settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own
     test-pool3584-t2-strict) echo "3584 2 1,2,4,8 full strict unified" ;;
     test-pool2560-t1) echo "2560 1 $LEVELS full free unified" ;;
     test-slots6144-p4-t1) echo "6144 1 1,2,3,4 full free slots:4" ;;
+    test-unified4096-p4-t1) echo "4096 1 1,2,3,4 full free unified:4" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -103,7 +112,10 @@ sweep() {  # NAME TASKVAR OUTNAME
   mapfile -t args < <(task_args "$1" "$2")
   local strict=() kv=(--local-kv-unified)
   [ "$placement" = strict ] && strict=(--local-cpu-strict)
-  [ "$pool" != unified ] && kv=(--local-parallel "${pool#slots:}")
+  case "$pool" in
+    slots:*) kv=(--local-parallel "${pool#slots:}") ;;
+    unified:*) kv=(--local-kv-unified --local-parallel "${pool#unified:}") ;;
+  esac
   rm -rf "$out"
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_before.txt"
   nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$here/trajectories.jsonl" \
@@ -122,7 +134,10 @@ profile() {  # NAME
   local quick=(--quick) strict=() kv=(--kv-unified --parallel 8)
   [ "$grid" = full ] && quick=()
   [ "$placement" = strict ] && strict=(--cpu-strict)
-  [ "$pool" != unified ] && kv=(--parallel "${pool#slots:}")
+  case "$pool" in
+    slots:*) kv=(--parallel "${pool#slots:}") ;;
+    unified:*) kv=(--kv-unified --parallel "${pool#unified:}") ;;
+  esac
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
   nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" "${kv[@]}" \
     --threads "$threads" "${strict[@]}" --out "$here/profile" --quiet
@@ -164,6 +179,7 @@ if [ -n "${1:-}" ]; then
     test-pool3584-t2-strict) var=A_TASKS ;;
     test-pool2560-t1) var=B_TASKS ;;
     test-slots6144-p4-t1) var=D_TASKS ;;
+    test-unified4096-p4-t1) var=C_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

@@ -23,7 +23,7 @@ from agbench.sim.agents.policies import hll_hands_over_to_cloud, redelegates, st
 from agbench.sim.agents.timing_jitter import TimingJitter
 from agbench.sim.agents.world import SimWorld, TaskState
 from agbench.sim.entities.cpu import HARNESS
-from agbench.sim.entities.local_server import LocalRequest
+from agbench.sim.entities.local_server import LocalRequest, LocalServer
 from agbench.sim.workloads.base import SimTask
 from agbench.status import Status
 from agbench.task import task_deadline_s
@@ -270,19 +270,10 @@ class TaskAgent:
         w = self.w
         assert w.server is not None, "a local turn in an architecture without a local server"
         t0 = w.env.now
-        overhead = w.profile.server.request_overhead_s * st.jitter.factor(
-            w.profile.server.request_overhead_cv
+        req = yield from self._llama_request(
+            st, w.server, "slot", conv_key, sys_key, sys_tokens, prompt, output
         )
-        if overhead > 0:
-            yield self._sleep(st, overhead)
-            if st.expired:
-                return None
-        req = w.server.submit(conv_key, sys_key, sys_tokens, prompt, output)
-        if overhead <= 0:
-            t0 = req.t_arrive
-        st.current = ("slot", req, req.done)
-        yield req.done
-        if st.expired:
+        if req is None:
             return None
         figures = req.call_figures(t0, w.env.now)
         st.record.model_call(w.labels[role], t0, figures.pop("total_s"), **figures)
@@ -307,21 +298,28 @@ class TaskAgent:
             yield self._sleep(st, rest)
         return not st.expired
 
-    def _standin_call(
-        self, st: TaskState, prompt: int, output: int, conv_key: object, sys_key: object, sys_tokens: int
+    def _llama_request(
+        self,
+        st: TaskState,
+        server: LocalServer,
+        kind: str,
+        conv_key: object,
+        sys_key: object,
+        sys_tokens: int,
+        prompt: int,
+        output: int,
     ) -> Generator[simpy.Event, Any, LocalRequest | None]:
-        """A "cloud" call served by the stand-in llama-server (CloudProfile.standin_local): the
-        request as the stand-in answered it (None: the deadline came first)."""
-        server = self.w.cloud_server
-        assert server is not None
-        server_profile = self.w.profile.server
-        overhead = server_profile.request_overhead_s * st.jitter.factor(server_profile.request_overhead_cv)
+        """One request to a llama-server entity (the local server, ``kind`` "slot", or the cloud
+        stand-in, "standin"), after the client's request overhead: the request as the server
+        answered it (None: the deadline came first)."""
+        client = self.w.profile.server
+        overhead = client.request_overhead_s * st.jitter.factor(client.request_overhead_cv)
         if overhead > 0:
             yield self._sleep(st, overhead)
             if st.expired:
                 return None
-        req = server.submit(conv_key, (AgentLabel.CLOUD.endpoint, sys_key), sys_tokens, prompt, output)
-        st.current = ("standin", req, req.done)
+        req = server.submit(conv_key, sys_key, sys_tokens, prompt, output)
+        st.current = (kind, req, req.done)
         yield req.done
         return None if st.expired else req
 
@@ -346,7 +344,10 @@ class TaskAgent:
         if w.cloud_server is not None:
             self._draw_exposure(st, t0)
             key = conv_key if conv_key is not None else (self.task.task, self.attempt, role, st.calls)
-            req = yield from self._standin_call(st, prompt, output, key, sys_key, sys_tokens)
+            standin_sys = (AgentLabel.CLOUD.endpoint, sys_key)
+            req = yield from self._llama_request(
+                st, w.cloud_server, "standin", key, standin_sys, sys_tokens, prompt, output
+            )
             if req is None:
                 return DEADLINE
             figures = req.call_figures(t0, w.env.now)

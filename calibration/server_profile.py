@@ -270,17 +270,16 @@ def fit_save(calls: list[dict[str, Any]]) -> dict[str, Any]:
     copied only the short request's slot, per size, fitted through the origin on the tokens
     the two copies differ by (held - short)."""
     rows = probe_rows(calls, "save")
-    by: dict[tuple[int, bool], list[float]] = {}
+    by: dict[tuple[int, bool], list[dict[str, Any]]] = {}
     for r in rows:
         if r["ttft_s"]:
-            key = (int(r["params"]["held"]), bool(r["params"]["saved"]))
-            by.setdefault(key, []).append(r["ttft_s"] - (r["prompt_ms"] or 0.0) / 1000.0)
+            by.setdefault((int(r["params"]["held"]), bool(r["params"]["saved"])), []).append(r)
     sizes = sorted({held for held, _ in by if (held, False) in by and (held, True) in by})
     if not sizes:
         return {"samples": len(rows), "note": "no save probe measured"}
     short = int(rows[0]["params"].get("short", 0))
     tokens = np.array([held - short for held in sizes], dtype=float)
-    extra = np.array([np.median(by[(h, False)]) - np.median(by[(h, True)]) for h in sizes])
+    extra = np.array([_overhead(by[(h, False)]) - _overhead(by[(h, True)]) for h in sizes])
     slope = float(tokens @ extra / (tokens @ tokens)) if tokens @ tokens > 0 else 0.0
     return {
         "samples": len(rows),

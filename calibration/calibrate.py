@@ -183,13 +183,11 @@ def lay_server_profile(overlay: dict[str, Any], path: Path) -> dict[str, Any]:
     fitted = server.get("rates", {})
     where = f"measured (server profile {path})"
     rates = {k: rate_value(v) for k, v in profile["rates"].items() if k in MEASURED_RATES}
-    restore = profile.get("restore", {})
-    if "restore_s_per_k_tokens" in restore:  # the restore probe measured a restored follow-up
-        rates["restore_s_per_k_tokens"] = float(restore["restore_s_per_k_tokens"])
-    # a profile from before the save probe leaves the scenario's figure (and its source) in place
-    save = profile.get("save", {})
-    if "save_s_per_k_tokens" in save:
-        rates["save_s_per_k_tokens"] = float(save["save_s_per_k_tokens"])
+    # the prompt-cache probes' figures, where they measured one (a profile from before the save
+    # probe leaves the scenario's figure and its source in place)
+    for table, key in (("restore", "restore_s_per_k_tokens"), ("save", "save_s_per_k_tokens")):
+        if key in profile.get(table, {}):
+            rates[key] = float(profile[table][key])
     server["rates"] = {**rates, "source": "measured", "sources": {k: where for k in rates}}
     cpu = profile.get("cpu", {})
     server.update(cpu_server_fields(cpu))

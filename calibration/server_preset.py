@@ -34,6 +34,7 @@ SETTING_KEYS: tuple[tuple[str, str], ...] = (
     ("kv_unified", "kv_unified"),
     ("threads", "threads"),
     ("batch_size", "n_batch"),
+    ("ubatch_size", "n_ubatch"),
     ("cpu_strict", "cpu_strict"),
 )
 

@@ -262,6 +262,9 @@ class ServerProfile:
     n_batch: Annotated[int, Bound(ge=1, unit="tokens")] = (
         512  # logical batch: prompt tokens per step while decodes share it
     )
+    # physical batch (llama-server --ubatch-size): the most tokens one pass of the graph takes;
+    # a per-slot pool cuts each batch into such passes by slot (entities/micro_batches.py)
+    n_ubatch: Annotated[int, Bound(ge=1, unit="tokens")] = 512
     threads: Annotated[int, Bound(ge=1, unit="threads")] = (
         2  # inference threads (CPU-only devices compete with tools for cores)
     )

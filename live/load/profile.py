@@ -192,8 +192,11 @@ class Profiler:
         self._n += 1
         return await build_prompt(self.counter, RequestSpec(0.0, tokens, 1), self._n, "profile")
 
-    async def _send(self, messages: list[dict[str, Any]], max_tokens: int) -> ChatResult:
-        result = await self.client.chat(messages, max_tokens=max_tokens, extra_body=BODY)
+    async def _send(
+        self, messages: list[dict[str, Any]], max_tokens: int, slot: int | None = None
+    ) -> ChatResult:
+        body = BODY if slot is None else {**BODY, "id_slot": slot}
+        result = await self.client.chat(messages, max_tokens=max_tokens, extra_body=body)
         if result.error_class:
             raise AgbenchError(f"profile request failed: {result.error_class} {result.error}")
         return result
@@ -248,9 +251,15 @@ class Profiler:
                 continue
             for rep in range(self.o.repeats):
                 prompts = [await self._prompt(ctx) for _ in range(b)]
-                for p in prompts:  # cache each prompt on a slot of its own
-                    await self._send(p, 1)
-                results = await asyncio.gather(*(self._send(p, tokens) for p in prompts))
+                # each prompt cached on a slot of its own; on a per-slot pool slots 0 .. b - 1,
+                # so the step is one pass (llama.cpp cuts a batch where the slots skip one:
+                # sim/entities/micro_batches.py, which prices the cut from this step)
+                slots = [None if self.o.server.kv_unified else i for i in range(b)]
+                for p, slot in zip(prompts, slots, strict=True):
+                    await self._send(p, 1, slot)
+                results = await asyncio.gather(
+                    *(self._send(p, tokens, slot) for p, slot in zip(prompts, slots, strict=True))
+                )
                 for r in results:
                     self._keep(probe, {"batch": b, "ctx": ctx, "rep": rep}, r)
             self._say(f"{probe}: batch {b}, context {ctx}")

@@ -29,6 +29,7 @@ import simpy
 
 from agbench.errors import AgbenchError
 from agbench.sim.entities.local_request import LocalRequest
+from agbench.sim.entities.micro_batches import batch_rows, decode_step_s, split_batch_s
 from agbench.sim.predictors.cpu_speed import ServerSpeed
 from agbench.sim.profiles import ServerProfile, ServerRates
 
@@ -42,6 +43,9 @@ class PoolFacts:
 
     n_batch: int
     kv_unified: bool
+    # > 0: llama.cpp on a per-slot pool, whose batches are cut by slot into micro-batches of
+    # at most this many tokens (entities/micro_batches.py); 0: one pass per batch
+    split_ubatch: int
     idle_holds_kv: bool  # idle slots' cached prefixes count against a unified pool
     purge_on_full: bool  # a full unified pool purges idle slots before failing
     spec_draft_max: int
@@ -51,6 +55,9 @@ class PoolFacts:
         return cls(
             n_batch=settings.n_batch,
             kv_unified=bool(settings.kv_unified),
+            split_ubatch=0
+            if settings.kv_unified or settings.engine != "llama.cpp"
+            else min(settings.n_ubatch, settings.n_batch),
             idle_holds_kv=bool(settings.idle_cache_holds_kv and settings.kv_unified),
             purge_on_full=bool(settings.purge_idle_on_full and settings.kv_unified),
             spec_draft_max=settings.spec_draft_max,
@@ -157,7 +164,10 @@ class FluidSchedule:
         n_prefilling = len(prefilling)
         # unified pool: a prompt's attention also passes the other sequences' cells
         span = (used + host.idle_tokens if pool.idle_holds_kv else used) if pool.kv_unified else 0.0
-        step = rates.batch_base_s(batch, kv_decoding, n_prefilling > 0)
+        if batch and pool.split_ubatch:
+            step = decode_step_s(rates, decoding, pool.split_ubatch)
+        else:
+            step = rates.batch_base_s(batch, kv_decoding, n_prefilling > 0)
         if not n_prefilling:
             host.saw(batch, kv_decoding, 0.0, 0.0)
         prefill_each = 0.0
@@ -281,7 +291,7 @@ class IterationsSchedule:
         self.batch_left_s = 0.0
         self.decode_step_done = 0.0  # decode steps after it start at its end
 
-    def start_batch(self, host: ScheduleHost, decoding: int, kv_decoding: float) -> None:
+    def start_batch(self, host: ScheduleHost, decoding: list[LocalRequest], kv_decoding: float) -> None:
         """llama-server's next batch: decode tokens, then waiting prompts in slot order.
 
         ``update_slots`` adds prompt tokens up to ``n_batch`` without asking the pool for room;
@@ -294,7 +304,7 @@ class IterationsSchedule:
         have freed their slots, and unless purging idle slots then makes room for the rest,
         every request in flight fails (``plan``)."""
         pool = host.pool
-        budget = float(pool.n_batch - decoding)
+        budget = float(pool.n_batch - len(decoding))
         if budget < 1.0:
             budget = 1.0
         waiting = sorted(
@@ -304,7 +314,7 @@ class IterationsSchedule:
         span = 0.0  # unified pool: the cells a prompt's attention spans (after any purge, holes included)
         if waiting and pool.kv_unified:
             wanted = min(budget, sum(r.prefill_left for r in waiting))
-            room = self.room_for_prompt(host, decoding, wanted)
+            room = self.room_for_prompt(host, len(decoding), wanted)
             if room < wanted:
                 self.unplaced = wanted - room
             budget = min(budget, room)
@@ -325,18 +335,22 @@ class IterationsSchedule:
         if not self.batch_tokens:
             return
         rates = host.rates
-        base = rates.batch_base_s(decoding, kv_decoding, prompt=True)
-        self.batch_base_s = base if decoding else 0.0  # see FluidSchedule.plan
         own = ctx / tokens_in
         masked = span + tokens_in / 2.0 - own if span else 0.0
-        step = rates.prompt_batch_s(base, tokens_in, own, masked)
+        if pool.split_ubatch:  # a per-slot pool: one pass per micro-batch (micro_batches.py)
+            base, prompt_s = split_batch_s(rates, batch_rows(decoding, self.batch_tokens), pool.split_ubatch)
+            step = base + prompt_s
+        else:
+            base = rates.batch_base_s(len(decoding), kv_decoding, prompt=True)
+            step = rates.prompt_batch_s(base, tokens_in, own, masked)
+        self.batch_base_s = base if decoding else 0.0  # see FluidSchedule.plan
         if self.pending_stall_s:
             step += self.pending_stall_s
             self.pending_stall_s = 0.0
-        host.saw(decoding, kv_decoding, own, masked)
+        host.saw(len(decoding), kv_decoding, own, masked)
         self.batch_step_s = step
         self.batch_left_s = step
-        self.batch_n_tokens = decoding + tokens_in
+        self.batch_n_tokens = len(decoding) + tokens_in
         self.decode_step_done = 0.0
 
     def overflowed(self, host: ScheduleHost) -> tuple[bool, int]:
@@ -365,6 +379,17 @@ class IterationsSchedule:
             host.replan()
             return True
         return False
+
+    @staticmethod
+    def decode_only_step(
+        rates: ServerRates, pool: PoolFacts, decoding: list[LocalRequest], kv: float
+    ) -> float:
+        """Nominal seconds of a decode-only step (0 with nothing decoding)."""
+        if not decoding:
+            return 0.0
+        if pool.split_ubatch:
+            return decode_step_s(rates, decoding, pool.split_ubatch)
+        return rates.decode_step(len(decoding), kv)
 
     def decode_only_wake(self, step: float, speed: float, prompt_waits: bool) -> float:
         """Seconds until a decode-only stretch must stop for the loop, if it must."""
@@ -403,7 +428,7 @@ class IterationsSchedule:
         if not self.batch_tokens:
             waits_for_step = batch > 0 and self.waits_for_decode_step(host)
             if not waits_for_step:
-                self.start_batch(host, batch, kv_decoding)
+                self.start_batch(host, decoding, kv_decoding)
             if not self.batch_tokens and not batch and host.active and pool.kv_unified:
                 # not one prompt token fits and nothing decodes that could free a cell:
                 # llama.cpp's one-token view fails ("Context size has been exceeded")
@@ -425,7 +450,7 @@ class IterationsSchedule:
                 if r in host.active and r.t_first is None:
                     r.rate_p = speed * tokens / step
         else:
-            step = rates.decode_step(batch, kv_decoding) if batch else 0.0
+            step = self.decode_only_step(rates, pool, decoding, kv_decoding)
             speed = self.speed_now = host.speed.decode
             host.saw(batch, kv_decoding, 0.0, 0.0)
             self.decode_step_s = step

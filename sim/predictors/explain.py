@@ -236,6 +236,12 @@ SERVER_TERMS = (
     ("server", "n_batch", "prompt tokens per batch (with the decode tokens)"),
     (
         "server",
+        "n_ubatch",
+        "tokens per pass; a per-slot pool cuts each batch into passes of consecutive slots "
+        "(llama.cpp split_equal), one step each",
+    ),
+    (
+        "server",
         "prefill_scheduling",
         "iterations: llama-server's loop (a batch, decode-only steps included, runs to its end "
         "before a new prompt starts); shared: fluid processor sharing",

@@ -53,9 +53,11 @@ def test_without_a_table_the_step_is_the_line() -> None:
     assert broken.weights_step(2) == pytest.approx(0.01 + broken.decode_step_per_seq_s)
 
 
-def _run(rates: ServerRates, schedule: str, arrivals: list[tuple[float, int, int]]) -> list[LocalRequest]:
+def _run(
+    rates: ServerRates, schedule: str, arrivals: list[tuple[float, int, int]], *, kv_unified: bool = False
+) -> list[LocalRequest]:
     env = simpy.Environment()
-    settings = ServerProfile(n_ctx=8192, n_parallel=2, kv_unified=False, prefill_scheduling=schedule)
+    settings = ServerProfile(n_ctx=8192, n_parallel=2, kv_unified=kv_unified, prefill_scheduling=schedule)
     server = LocalServer(env, settings, rates, 2)
     done: list[LocalRequest] = []
 
@@ -91,15 +93,20 @@ def test_a_lone_prompt_pays_the_fixed_part_once_a_batch() -> None:
         assert paid - plain == pytest.approx(0.05 * batches, rel=1e-6), prompt
 
 
-def test_a_prompt_beside_decodes_pays_the_decode_step_not_the_fixed_part() -> None:
-    """The second prompt arrives while the first request decodes: its one batch carries that
-    decode token, whose step already holds the call's fixed part."""
+def test_a_prompt_beside_decodes_pays_the_fixed_part_only_in_a_pass_of_its_own() -> None:
+    """The second prompt arrives while the first request decodes. On a unified pool its batch
+    is one pass with that decode token, whose step already holds the call's fixed part; on a
+    per-slot pool llama.cpp cuts the batch by slot (micro_batches.py), one token of the prompt
+    rides with the decode and the rest is a prompt pass of its own, fixed part and all
+    (measured: an 80-token prompt beside a decoding slot took one decode step more than alone)."""
     arrivals = [(0.0, 50, 400), (1.0, 100, 4)]
     base = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01)
     fixed = ServerRates(prefill_tok_s=500.0, decode_step_s=0.01, prefill_batch_s=0.05)
-    plain, paid = _run(base, "iterations", arrivals), _run(fixed, "iterations", arrivals)
+    plain, paid = (_run(r, "iterations", arrivals, kv_unified=True) for r in (base, fixed))
     assert _ttft(paid[1]) == pytest.approx(_ttft(plain[1]), rel=1e-9)
     assert _ttft(paid[0]) == pytest.approx(_ttft(plain[0]) + 0.05, rel=1e-6)  # alone: paid
+    plain, paid = (_run(r, "iterations", arrivals) for r in (base, fixed))
+    assert _ttft(paid[1]) == pytest.approx(_ttft(plain[1]) + 0.05, rel=1e-6)
 
 
 def test_prompt_time_counts_from_the_first_batch_the_prompt_is_in() -> None:

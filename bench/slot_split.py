@@ -15,7 +15,12 @@ as one (sim/entities/micro_batches.py). This measures it on a fresh server of ``
   (the larger ``prompt_ms``; pairs read one after the other are left out). The difference is
   what one more prompt pass costs beyond its tokens.
 
-Run once per pool kind (per-slot, then ``--unified`` as the contrast: one stream, no cut).
+Run once per pool kind (per-slot, then ``--unified`` as the contrast: one stream, no cut). On
+the unified pool the prompt figures also carry the masked range: earlier probes' slots, saved
+and cleared at each launch, leave holes below the cells in use that a prompt's attention spans
+(docs/design.md), measured at +164 to +190 ms beside a decoding slot there; on a fresh
+two-slot server of either kind, with no holes, the same prompt took 10-30 ms more beside a
+decoding slot than alone once the server had run a few requests.
 
     .venv/bin/python bench/slot_split.py [--unified] [--threads 1] [--slots 8] [--repeats 3]
 """

@@ -52,6 +52,13 @@
 #     full grid with the save probe as its own profile in the sweeps' session; recorded after
 #     the launch's prompt-cache saves (df22b34) and agbench sim's kept servers (f8613b7), to
 #     test the kept server, the saves and the restores together on a sweep nobody tuned to.
+#   test-default-t1: the runner's default server (no --local-ctx, --local-parallel or
+#     --local-kv-unified: one per-slot pool of 4,096 cells per agent, a fresh server each level),
+#     one server thread, set F's tasks (recorded before only at 4,608 unified cells and two
+#     threads), C = 1, 2, 3, 4, the full grid of the largest level's server (four per-slot pools
+#     of 4,096) as its own profile in the sweeps' session; recorded after a per-slot pool's
+#     batch was cut by slot as llama.cpp cuts it (cc7eb6a), to test that on a sweep nobody
+#     tuned to, on the server a user gets by default.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -77,7 +84,8 @@ F_TASKS=(calc-grocery-knapsack calc-vault-pin lf-electricity-invoice lf-secret-s
 settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own profile; placement:
   # free = left to the kernel, strict = --cpu-strict, one thread per core, profile and sweeps;
   # pool: unified = one pool, slots up to the level; slots:N = N per-slot pools, N slots always;
-  # unified:N = one pool, N slots always)
+  # unified:N = one pool, N slots always; default:N = the runner's default, one per-slot pool
+  # of 4,096 cells per agent, profiled as the largest level's N pools: ctx is the profile's)
   case "$1" in
     test-pool2048-t1) echo "2048 1 $LEVELS quick free unified" ;;
     test-pool8192-t2) echo "8192 2 $LEVELS quick free unified" ;;
@@ -89,6 +97,7 @@ settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own
     test-pool2560-t1) echo "2560 1 $LEVELS full free unified" ;;
     test-slots6144-p4-t1) echo "6144 1 1,2,3,4 full free slots:4" ;;
     test-unified4096-p4-t1) echo "4096 1 1,2,3,4 full free unified:4" ;;
+    test-default-t1) echo "16384 1 1,2,3,4 full free default:4" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -110,17 +119,18 @@ sweep() {  # NAME TASKVAR OUTNAME
   local here="$REF/$1" out="$REF/$1/$3"
   read -r ctx threads levels _ placement pool < <(settings "$1")
   mapfile -t args < <(task_args "$1" "$2")
-  local strict=() kv=(--local-kv-unified)
+  local strict=() kv=(--local-kv-unified) ctxarg=(--local-ctx "$ctx")
   [ "$placement" = strict ] && strict=(--local-cpu-strict)
   case "$pool" in
     slots:*) kv=(--local-parallel "${pool#slots:}") ;;
     unified:*) kv=(--local-kv-unified --local-parallel "${pool#unified:}") ;;
+    default:*) kv=() ctxarg=() ;;
   esac
   rm -rf "$out"
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_before.txt"
   nice -n -10 "$AGBENCH" sweep --agent replay --trajectories "$here/trajectories.jsonl" \
     --archs LO,CO,HCL,HLL --concurrency "$levels" "${args[@]}" \
-    --local-ctx "$ctx" "${kv[@]}" --local-threads "$threads" "${strict[@]}" \
+    "${ctxarg[@]}" "${kv[@]}" --local-threads "$threads" "${strict[@]}" \
     --out "$out" --quiet
   { date -u +%FT%TZ; uptime; } > "$here/$3.load_after.txt"
   cp "$here/trajectories.jsonl" "$out/trajectories.jsonl"
@@ -137,6 +147,7 @@ profile() {  # NAME
   case "$pool" in
     slots:*) kv=(--parallel "${pool#slots:}") ;;
     unified:*) kv=(--kv-unified --parallel "${pool#unified:}") ;;
+    default:*) kv=(--parallel "${pool#default:}") ;;
   esac
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
   nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" "${kv[@]}" \
@@ -180,6 +191,7 @@ if [ -n "${1:-}" ]; then
     test-pool2560-t1) var=B_TASKS ;;
     test-slots6144-p4-t1) var=D_TASKS ;;
     test-unified4096-p4-t1) var=C_TASKS ;;
+    test-default-t1) var=F_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

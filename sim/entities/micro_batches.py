@@ -99,13 +99,10 @@ def batch_rows(decoding: Sequence[LocalRequest], prompts: Mapping[LocalRequest, 
     return rows + tail
 
 
-def decode_step_s(rates: ServerRates, decoding: Sequence[LocalRequest], split_ubatch: int) -> float:
-    """Nominal seconds of one decode step of ``decoding``: one micro-batch of them all, or,
-    where the pool is cut by slot (``split_ubatch`` > 0: llama.cpp, per-slot pool), one
-    decode step per run of consecutive slots."""
-    if not split_ubatch:
-        return rates.decode_step(len(decoding), sum(r.held for r in decoding))
-    return split_batch_s(rates, batch_rows(decoding, {}), split_ubatch)[0]
+def decode_step_s(rates: ServerRates, decoding: Sequence[LocalRequest], n_ubatch: int) -> float:
+    """Nominal seconds of one decode step of ``decoding`` on a per-slot pool: one step per run
+    of consecutive slots."""
+    return split_batch_s(rates, batch_rows(decoding, {}), n_ubatch)[0]
 
 
 def _slot(r: LocalRequest) -> int:

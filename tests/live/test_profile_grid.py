@@ -4,7 +4,9 @@ size between measured ones (bench/decode_batch_table.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 from agbench.config import ServerSettings
 from agbench.live.load.profile import ProfileOptions, Profiler
@@ -69,3 +71,33 @@ def test_the_full_grid_holds_backgrounds_to_three_quarters_of_the_pool_three_tim
     assert (1, 1536, 64) in small
     assert (1, 1536, 384) not in small
     assert profiler(4096, 1).masked_grid() == []  # one slot: no background beside the probe
+
+
+def asked_slots(unified: bool) -> list[tuple[int, int | None]]:
+    """(max_tokens, id_slot) of every request the decode probe sends at batch 3 on a four-slot
+    server (the requests recorded, not sent)."""
+    p = profiler(4096, 4, unified=unified)
+    calls: list[tuple[int, int | None]] = []
+
+    async def prompt(tokens: int) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": "x" * tokens}]
+
+    async def send(messages: list[dict[str, Any]], max_tokens: int, slot: int | None = None) -> None:
+        calls.append((max_tokens, slot))
+
+    p._prompt = prompt  # type: ignore[method-assign]
+    p._send = send  # type: ignore[method-assign,assignment]
+    p._keep = lambda *args: None  # type: ignore[method-assign]
+    asyncio.run(p.decode(batches=[3], contexts=[64]))
+    return calls
+
+
+def test_the_decode_probe_pins_a_per_slot_servers_sequences_to_the_first_slots() -> None:
+    """llama.cpp cuts a per-slot pool's batch where the slots skip one (sim/entities/
+    micro_batches.py), so the probe's b sequences go to slots 0 .. b - 1 there (one pass, the
+    step the simulator prices each run of consecutive slots at); a unified pool is not cut."""
+    per_slot, unified = asked_slots(False), asked_slots(True)
+    reps = len(per_slot) // 6
+    assert reps >= 1
+    assert per_slot == [(1, 0), (1, 1), (1, 2), (48, 0), (48, 1), (48, 2)] * reps
+    assert {slot for _, slot in unified} == {None}

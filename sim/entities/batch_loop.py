@@ -112,6 +112,17 @@ class PrefillSchedule(Protocol):
         saves and restores, done between two batches while every slot waits)."""
 
 
+def base_step_s(
+    rates: ServerRates, pool: PoolFacts, decoding: list[LocalRequest], kv_decoding: float, prompt: bool
+) -> float:
+    """``ServerRates.batch_base_s`` on this pool: the decode step of ``decoding`` (holding
+    ``kv_decoding`` cells), one step per run of consecutive slots where the pool is cut by
+    slot (micro_batches.py), else a prompt batch's fixed part when ``prompt``, else 0."""
+    if decoding and pool.split_ubatch:
+        return decode_step_s(rates, decoding, pool.split_ubatch)
+    return rates.batch_base_s(len(decoding), kv_decoding, prompt)
+
+
 def schedule_for(settings: ServerProfile) -> PrefillSchedule:
     if settings.prefill_scheduling == "shared":
         return FluidSchedule()
@@ -164,10 +175,7 @@ class FluidSchedule:
         n_prefilling = len(prefilling)
         # unified pool: a prompt's attention also passes the other sequences' cells
         span = (used + host.idle_tokens if pool.idle_holds_kv else used) if pool.kv_unified else 0.0
-        if batch and pool.split_ubatch:
-            step = decode_step_s(rates, decoding, pool.split_ubatch)
-        else:
-            step = rates.batch_base_s(batch, kv_decoding, n_prefilling > 0)
+        step = base_step_s(rates, pool, decoding, kv_decoding, n_prefilling > 0)
         if not n_prefilling:
             host.saw(batch, kv_decoding, 0.0, 0.0)
         prefill_each = 0.0
@@ -380,17 +388,6 @@ class IterationsSchedule:
             return True
         return False
 
-    @staticmethod
-    def decode_only_step(
-        rates: ServerRates, pool: PoolFacts, decoding: list[LocalRequest], kv: float
-    ) -> float:
-        """Nominal seconds of a decode-only step (0 with nothing decoding)."""
-        if not decoding:
-            return 0.0
-        if pool.split_ubatch:
-            return decode_step_s(rates, decoding, pool.split_ubatch)
-        return rates.decode_step(len(decoding), kv)
-
     def decode_only_wake(self, step: float, speed: float, prompt_waits: bool) -> float:
         """Seconds until a decode-only stretch must stop for the loop, if it must."""
         if step <= 0 or speed <= 0:
@@ -450,7 +447,7 @@ class IterationsSchedule:
                 if r in host.active and r.t_first is None:
                     r.rate_p = speed * tokens / step
         else:
-            step = self.decode_only_step(rates, pool, decoding, kv_decoding)
+            step = base_step_s(rates, pool, decoding, kv_decoding, prompt=False)
             speed = self.speed_now = host.speed.decode
             host.saw(batch, kv_decoding, 0.0, 0.0)
             self.decode_step_s = step
@@ -477,5 +474,6 @@ __all__ = [
     "PoolFacts",
     "PrefillSchedule",
     "ScheduleHost",
+    "base_step_s",
     "schedule_for",
 ]

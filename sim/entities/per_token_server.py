@@ -20,8 +20,8 @@ from typing import Any
 
 import simpy
 
+from agbench.sim.entities.batch_loop import base_step_s
 from agbench.sim.entities.local_server import LocalServer
-from agbench.sim.entities.micro_batches import decode_step_s
 
 
 class PerTokenServer(LocalServer):
@@ -57,10 +57,7 @@ class PerTokenServer(LocalServer):
             prefilling = [r for r in self.active if r.t_first is None]
             decoding = [r for r in self.active if r.t_first is not None]
             batch = len(decoding)
-            if batch and self.pool.split_ubatch:
-                step = decode_step_s(rates, decoding, self.pool.split_ubatch)
-            else:
-                step = rates.batch_base_s(batch, sum(r.held for r in decoding), bool(prefilling))
+            step = base_step_s(rates, self.pool, decoding, sum(r.held for r in decoding), bool(prefilling))
             base = step if batch else 0.0
             takes: list[float] = []
             if prefilling:  # the batch's room is shared by the pending prompts

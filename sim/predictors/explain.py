@@ -378,6 +378,21 @@ def terms_lines(profile: Profile) -> list[str]:
     return lines
 
 
+def rates_label(kind: str, sources: list[Source], refs: dict[tuple[str, str], str]) -> str:
+    """The header's word for the rates, and which of its rate terms are not what that word
+    says. Why: a scenario's rates are "measured" as a set while some of its terms are
+    assumptions or left at zero (a 135M model's KV reads), and a header that said only
+    "measured" read as if every number in the table were."""
+    assumed = [
+        refs[(s.table, s.field)]
+        for s in sources
+        if s.table == "server.rates" and s.source.lower().startswith(("assumption", "not measured"))
+    ]
+    if not assumed or kind == "roofline":
+        return f"rates: {kind}"
+    return f"rates: {kind}, but for {' '.join(assumed)}: assumed or not measured"
+
+
 def render(scenario: Scenario) -> str:
     """The explain text: memory, the scaling table, and the source of every input."""
     p = scenario.profile
@@ -385,7 +400,7 @@ def render(scenario: Scenario) -> str:
     refs = {(s.table, s.field): f"[{i + 1}]" for i, s in enumerate(all_sources(p))}
     cols = inputs(p)
     lines = [
-        f"{scenario.name}: {p.device.name} running {p.model.name} (rates: {rates.source})",
+        f"{scenario.name}: {p.device.name} running {p.model.name} ({rates_label(rates.source, all_sources(p), refs)})",
         memory_line(p, max(scenario.concurrency)),
         "",
         f"{'context':>8s} {'batch':>5s} {'decode tok/s per seq':>21s} {'decode tok/s total':>19s} "

@@ -153,3 +153,20 @@ def test_multithreaded_tools_of_concurrent_tasks_stretch_each_other() -> None:
     # single-threaded tools (an unnamed category) do not meet on 8 cores
     single = _tool_only_run("local_files", 4, parallel)
     assert max(single) == pytest.approx(100.0)
+
+
+def test_explain_header_names_the_rate_terms_that_were_not_measured() -> None:
+    """A measured scenario whose KV slope is an assumption says so in its first line; the
+    referenced numbers are the source list's entries for exactly those terms."""
+    text = render(load_scenario("this-machine-smollm2"))
+    header, sources = text.splitlines()[0], text.split("sources:\n", 1)[1]
+    assert "rates: measured, but for " in header
+    refs = header.split("but for ", 1)[1].split(":", 1)[0].split()
+    kv_ref = next(line.split()[0] for line in sources.splitlines() if ".decode_step_per_kv_token_s =" in line)
+    assert kv_ref in refs
+    prefill_ref = next(line.split()[0] for line in sources.splitlines() if ".prefill_tok_s =" in line)
+    assert prefill_ref not in refs  # measured on this machine
+
+
+def test_explain_header_of_a_roofline_scenario_says_roofline() -> None:
+    assert "(rates: roofline)" in render(load_scenario("paper-rtx5090")).splitlines()[0]

@@ -59,6 +59,13 @@
 #     of 4,096) as its own profile in the sweeps' session; recorded after a per-slot pool's
 #     batch was cut by slot as llama.cpp cuts it (cc7eb6a), to test that on a sweep nobody
 #     tuned to, on the server a user gets by default.
+#   test-default-t2: the runner's default server as test-default-t1 (one per-slot pool of
+#     4,096 cells per agent, a fresh server each level) with two server threads (the cloud
+#     stand-in's two as well: four threads on the two cores in the hybrids), set E's tasks
+#     (recorded before only at 5,120 unified cells and one thread), C = 1, 2, 3, 4, the full grid
+#     of the largest level's server as its own profile in the sweeps' session; recorded after
+#     test-default-t1 met every target at one thread, to test two threads, where the unified
+#     two-thread sets missed most, on the server a user gets by default.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -98,6 +105,7 @@ settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own
     test-slots6144-p4-t1) echo "6144 1 1,2,3,4 full free slots:4" ;;
     test-unified4096-p4-t1) echo "4096 1 1,2,3,4 full free unified:4" ;;
     test-default-t1) echo "16384 1 1,2,3,4 full free default:4" ;;
+    test-default-t2) echo "16384 2 1,2,3,4 full free default:4" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }
@@ -192,6 +200,7 @@ if [ -n "${1:-}" ]; then
     test-slots6144-p4-t1) var=D_TASKS ;;
     test-unified4096-p4-t1) var=C_TASKS ;;
     test-default-t1) var=F_TASKS ;;
+    test-default-t2) var=E_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

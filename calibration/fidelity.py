@@ -105,9 +105,25 @@ def is_run_dir(path: Path) -> bool:
     return (path / "run.json").is_file()
 
 
+#: ``reference_sets``' groups; any other ``which`` names one set's folder (``test-default-t1``).
+SET_GROUPS = ("all", "development", "test")
+
+
 def reference_sets(reference_dir: Path, which: str = "all") -> list[ReferenceSet]:
     """The development set and every test set under ``reference_dir`` (``which``: all,
-    development or test); a set without a recorded run is left out."""
+    development or test), or the one set whose folder ``which`` names (a ``dev-*`` or
+    ``test-*`` folder: scoring a set just recorded, alone); a set without a recorded run is
+    left out, and a name no set has is an error."""
+    if which not in SET_GROUPS:
+        # every set but the development one (run/, model/, load/) is a folder of its own
+        named = {s.runs[0].parent.name: s for s in reference_sets(reference_dir) if s.name != "development"}
+        if which in named:
+            return [named[which]]
+        names = sorted(named)
+        raise AgbenchError(
+            f"no reference set {which!r} under {reference_dir} (give all, development, test or one of: "
+            f"{', '.join(names) or 'none'})"
+        )
     out: list[ReferenceSet] = []
     if which in ("all", "development"):
         dev = [reference_dir / name for name in DEVELOPMENT_RUNS if is_run_dir(reference_dir / name)]

@@ -32,10 +32,10 @@ def bench() -> None:
 @click.option(
     "--set",
     "which",
-    type=click.Choice(["all", "development", "test"]),
     default="all",
     show_default=True,
-    help="Which reference sets (without RUNS).",
+    help="Which reference sets (without RUNS): all, development, test, or one set's folder "
+    "(test-default-t1).",
 )
 @click.option("--fit", default="1,2", show_default=True, help="Comparison protocol: levels to fit on.")
 @click.option(

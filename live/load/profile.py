@@ -92,6 +92,13 @@ TWIN_BLOCKS = 2
 #: Masked-probe calls per grid point on the full grid, whatever a smaller ``--repeats``: the
 #: term's fit had 12 calls, and its error was 57-77 % of the mean excess it fitted.
 MASKED_REPEATS = 3
+#: Save-probe calls per (held size, condition) on the full grid, whatever a smaller
+#: ``--repeats``: the figure is the difference of two waits of 3-20 ms, and one wait in two
+#: can be several times the other (test-unified4096-p4-t1's profile: a 1,024-token save
+#: waited 16.4 ms in one repetition and 74.2 in the other, so the mean of two, which is their
+#: median, put the save at 40.9 ms per 1,000 tokens against the 12.7-13.2 that
+#: bench/idle_slot_save.py measures); the fit takes each point's median (fit_save).
+SAVE_REPEATS = 5
 BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 #: The save probe's held conversations (capped by the slot), the request that saves one before
 #: the probe in the "saved" condition, and the probe (calibration/server_profile.py fit_save).
@@ -323,6 +330,11 @@ class Profiler:
         full grid takes at least three."""
         return self.o.repeats if self.o.quick else max(MASKED_REPEATS, self.o.repeats)
 
+    def save_repeats(self) -> int:
+        """Calls per save-probe point: at least :data:`SAVE_REPEATS` on the full grid, so
+        one slow wait does not set the point (its median does)."""
+        return self.o.repeats if self.o.quick else max(SAVE_REPEATS, self.o.repeats)
+
     async def masked(self) -> None:
         """A prompt processed while ``k`` background sequences holding cells decode beside it.
         Each repetition reads its backgrounds once and measures every probe length beside them
@@ -373,7 +385,7 @@ class Profiler:
         sizes = sorted(
             {min(n, self.slot_ctx - 2 * SAVE_PROBE) for n in (SAVE_HELD_QUICK if self.o.quick else SAVE_HELD)}
         )
-        for rep in range(self.o.repeats):
+        for rep in range(self.save_repeats()):
             for held in sizes:
                 for saved in (False, True):
                     await self._send(await self._prompt(held), 1)  # read into a slot, then idle

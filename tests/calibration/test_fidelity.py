@@ -29,6 +29,7 @@ from agbench.calibration.fidelity_scoring import (
     summary_table,
 )
 from agbench.cli import main
+from agbench.errors import AgbenchError
 from agbench.results.validation import MetricValidation, ValidationReport, ValidationRow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +80,19 @@ def test_sets_are_found_development_and_test_apart(tmp_path: Path) -> None:
     assert b.repeats == [None]
     assert a.later_profile is None  # its own profile calibrates, with nothing beside it
     assert [s.name for s in reference_sets(tmp_path, "test")] == ["test test-a", "test test-b"]
+
+
+def test_one_set_is_chosen_by_its_folder_and_an_unknown_name_says_which_exist(tmp_path: Path) -> None:
+    _run(tmp_path / "run")
+    _run(tmp_path / "dev-slots" / "run")
+    _run(tmp_path / "test-a" / "run")
+    _run(tmp_path / "test-b" / "run")
+    assert [s.name for s in reference_sets(tmp_path, "test-b")] == ["test test-b"]
+    assert [s.name for s in reference_sets(tmp_path, "dev-slots")] == ["development dev-slots"]
+    with pytest.raises(AgbenchError, match=r"no reference set 'test-z'.*dev-slots, test-a, test-b"):
+        reference_sets(tmp_path, "test-z")
+    with pytest.raises(AgbenchError, match="no reference set"):
+        reference_sets(tmp_path, tmp_path.name)  # the development runs' folder is not a set's
 
 
 def test_a_full_grid_recorded_later_is_the_comparison_and_the_sets_own_profile_calibrates(

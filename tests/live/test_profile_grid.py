@@ -101,3 +101,26 @@ def test_the_decode_probe_pins_a_per_slot_servers_sequences_to_the_first_slots()
     assert reps >= 1
     assert per_slot == [(1, 0), (1, 1), (1, 2), (48, 0), (48, 1), (48, 2)] * reps
     assert {slot for _, slot in unified} == {None}
+
+
+def test_the_full_grid_repeats_each_save_point_five_times_so_its_median_holds() -> None:
+    """The save figure is a difference of two short waits, one of which can be several times
+    the other: the full grid sends each (held size, condition) point five times whatever
+    ``--repeats``; the quick grid keeps ``--repeats``."""
+    full, quick = profiler(4096, 4), profiler(4096, 4, quick=True)
+    assert (full.save_repeats(), quick.save_repeats()) == (5, 2)
+    kept: list[dict[str, Any]] = []
+
+    async def prompt(tokens: int) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": "x" * tokens}]
+
+    async def send(messages: list[dict[str, Any]], max_tokens: int, slot: int | None = None) -> None:
+        return None
+
+    full._prompt = prompt  # type: ignore[method-assign]
+    full._send = send  # type: ignore[method-assign,assignment]
+    full._keep = lambda probe, params, result: kept.append(params)  # type: ignore[method-assign]
+    asyncio.run(full.save())
+    points = {(p["held"], p["saved"]) for p in kept}
+    assert points == {(256, False), (256, True), (1024, False), (1024, True)}
+    assert len(kept) == 5 * len(points)

@@ -1,6 +1,6 @@
 """How well the simulator predicts live runs it never saw, per set, against the targets.
 
-    .venv/bin/python bench/fidelity.py [RUN_DIR ...] [--set all|development|test] [--fit 1,2]
+    .venv/bin/python bench/fidelity.py [RUN_DIR ...] [--set all|development|test|SET_FOLDER] [--fit 1,2]
         [--fit-levels 2] [--server-profile P] [--draws N] [--out DIR] [--all-rows]
 
 The same as ``agbench bench fidelity`` run from the checkout's root (the protocols and sets are

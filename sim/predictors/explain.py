@@ -397,10 +397,11 @@ def render(scenario: Scenario) -> str:
     """The explain text: memory, the scaling table, and the source of every input."""
     p = scenario.profile
     rates = resolve_rates(p)
-    refs = {(s.table, s.field): f"[{i + 1}]" for i, s in enumerate(all_sources(p))}
+    sources = all_sources(p)
+    refs = {(s.table, s.field): f"[{i + 1}]" for i, s in enumerate(sources)}
     cols = inputs(p)
     lines = [
-        f"{scenario.name}: {p.device.name} running {p.model.name} ({rates_label(rates.source, all_sources(p), refs)})",
+        f"{scenario.name}: {p.device.name} running {p.model.name} ({rates_label(rates.source, sources, refs)})",
         memory_line(p, max(scenario.concurrency)),
         "",
         f"{'context':>8s} {'batch':>5s} {'decode tok/s per seq':>21s} {'decode tok/s total':>19s} "
@@ -426,7 +427,7 @@ def render(scenario: Scenario) -> str:
             "which slows both in the simulation"
         )
     lines.append("sources:")
-    for s in all_sources(p):
+    for s in sources:
         lines.append(f"  {refs[(s.table, s.field)]} {s.table}.{s.field} = {s.value}: {s.source}")
     lines += terms_lines(p)
     return "\n".join(lines)

@@ -11,6 +11,12 @@ tokens and wall seconds per output token, for the live run and its simulation (`
 validate``'s, profile + C = 1). A simulation that prices the shared cores right but puts more
 calls beside the other server than live has the agents out of step more often than live.
 
+A second table bins the calls by the share of their time the other server had any call in
+flight (the union of those calls, so two at once count once): under 10 %, 10-90 %, over 90 %;
+per bin the calls and their median seconds per output token, live and simulated. The first bin
+says whether a call alone is priced right, the last what both servers working at once cost,
+apart from how often the agents fall out of step.
+
     agbench calibrate RUN_DIR --server-profile SERVER_PROFILE.toml --fit-concurrency 1 -o PROFILE.toml
     .venv/bin/python bench/cross_server.py RUN_DIR --profile PROFILE.toml --arch HCL --concurrency 2
 """
@@ -50,6 +56,37 @@ def grouped_calls(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.
     return table
 
 
+def other_server_share(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.DataFrame:
+    """One configuration's calls: the share of each call's time during which the other server
+    had a call in flight, and its seconds per output token."""
+    mc = model_calls[(model_calls["architecture"] == arch) & (model_calls["concurrency"] == concurrency)]
+    mc = mc[mc["error_class"].fillna("") == ""]
+    start = mc["t_start"].to_numpy(float)
+    end = start + mc["total_s"].to_numpy(float)
+    endpoint = mc["endpoint"].to_numpy()
+    out = mc["completion_tokens"].to_numpy(float)
+    rows = []
+    for i in range(len(mc)):
+        spans = sorted(
+            (max(start[j], start[i]), min(end[j], end[i]))
+            for j in np.flatnonzero(endpoint != endpoint[i])
+            if end[j] > start[i] and start[j] < end[i]
+        )
+        covered, reach = 0.0, start[i]
+        for a, b in spans:  # the union of the spans, each second once
+            covered += max(0.0, b - max(a, reach))
+            reach = max(reach, b)
+        dur = max(end[i] - start[i], 1e-9)
+        rows.append((covered / dur, dur / max(out[i], 1.0)))
+    frame = pd.DataFrame(rows, columns=["share", "s_per_out_token"])
+    frame["other server busy"] = pd.cut(
+        frame["share"], [-0.01, 0.1, 0.9, 1.01], labels=["under 10 %", "10-90 %", "over 90 %"]
+    )
+    return frame.groupby("other server busy", observed=False).agg(
+        calls=("share", "size"), median_s_per_out_token=("s_per_out_token", "median")
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
@@ -65,6 +102,12 @@ def main() -> None:
     )
     both = live.add_suffix(" live").join(sim.add_suffix(" sim"), how="outer")
     print(both.round(3).to_string())
+    live_share = other_server_share(
+        RunStore.open(args.run_dir).tables()["model_calls"], args.arch, args.concurrency
+    )
+    sim_share = other_server_share(pair.sim_tables["model_calls"], args.arch, args.concurrency)
+    print("calls by the share of their time the other server had a call in flight (live | simulated)")
+    print(live_share.add_suffix(" live").join(sim_share.add_suffix(" sim")).round(3).to_string())
 
 
 if __name__ == "__main__":

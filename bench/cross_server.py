@@ -33,12 +33,20 @@ from agbench.calibration.validation import simulate_pair
 from agbench.store import RunStore
 
 
+def call_spans(mc: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each call's start and end (seconds) and its endpoint, as arrays in the frame's order."""
+    start = mc["t_start"].to_numpy(float)
+    return start, start + mc["total_s"].to_numpy(float), mc["endpoint"].to_numpy()
+
+
+def configuration_calls(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.DataFrame:
+    return model_calls[(model_calls["architecture"] == arch) & (model_calls["concurrency"] == concurrency)]
+
+
 def grouped_calls(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.DataFrame:
     """One configuration's calls, per endpoint and what overlapped them."""
-    mc = model_calls[(model_calls["architecture"] == arch) & (model_calls["concurrency"] == concurrency)]
-    start = mc["t_start"].to_numpy(float)
-    end = start + mc["total_s"].to_numpy(float)
-    endpoint = mc["endpoint"].to_numpy()
+    mc = configuration_calls(model_calls, arch, concurrency)
+    start, end, endpoint = call_spans(mc)
     rows = []
     for i in range(len(mc)):
         overlap = np.clip(np.minimum(end, end[i]) - np.maximum(start, start[i]), 0, None)
@@ -59,11 +67,9 @@ def grouped_calls(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.
 def other_server_share(model_calls: pd.DataFrame, arch: str, concurrency: int) -> pd.DataFrame:
     """One configuration's calls: the share of each call's time during which the other server
     had a call in flight, and its seconds per output token."""
-    mc = model_calls[(model_calls["architecture"] == arch) & (model_calls["concurrency"] == concurrency)]
+    mc = configuration_calls(model_calls, arch, concurrency)
     mc = mc[mc["error_class"].fillna("") == ""]
-    start = mc["t_start"].to_numpy(float)
-    end = start + mc["total_s"].to_numpy(float)
-    endpoint = mc["endpoint"].to_numpy()
+    start, end, endpoint = call_spans(mc)
     out = mc["completion_tokens"].to_numpy(float)
     rows = []
     for i in range(len(mc)):
@@ -95,16 +101,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args()
     pair = simulate_pair(args.run_dir, args.profile)
-    live = grouped_calls(RunStore.open(args.run_dir).tables()["model_calls"], args.arch, args.concurrency)
+    live_calls = RunStore.open(args.run_dir).tables()["model_calls"]
+    live = grouped_calls(live_calls, args.arch, args.concurrency)
     sim = grouped_calls(pair.sim_tables["model_calls"], args.arch, args.concurrency)
     print(
         f"{args.run_dir}: {args.arch} C={args.concurrency}, calls by what overlapped them (live | simulated)"
     )
     both = live.add_suffix(" live").join(sim.add_suffix(" sim"), how="outer")
     print(both.round(3).to_string())
-    live_share = other_server_share(
-        RunStore.open(args.run_dir).tables()["model_calls"], args.arch, args.concurrency
-    )
+    live_share = other_server_share(live_calls, args.arch, args.concurrency)
     sim_share = other_server_share(pair.sim_tables["model_calls"], args.arch, args.concurrency)
     print("calls by the share of their time the other server had a call in flight (live | simulated)")
     print(live_share.add_suffix(" live").join(sim_share.add_suffix(" sim")).round(3).to_string())

@@ -328,12 +328,16 @@ class Profiler:
         """Calls per masked grid point: one call's prompt time spreads -9 to +40 % around its
         point's median (bench/masked_range.py) for a term a tenth to a fifth of it, so the
         full grid takes at least three."""
-        return self.o.repeats if self.o.quick else max(MASKED_REPEATS, self.o.repeats)
+        return self._full_grid_repeats(MASKED_REPEATS)
 
     def save_repeats(self) -> int:
         """Calls per save-probe point: at least :data:`SAVE_REPEATS` on the full grid, so
         one slow wait does not set the point (its median does)."""
-        return self.o.repeats if self.o.quick else max(SAVE_REPEATS, self.o.repeats)
+        return self._full_grid_repeats(SAVE_REPEATS)
+
+    def _full_grid_repeats(self, least: int) -> int:
+        """``--repeats``, raised to ``least`` on the full grid (the quick grid keeps it)."""
+        return self.o.repeats if self.o.quick else max(least, self.o.repeats)
 
     async def masked(self) -> None:
         """A prompt processed while ``k`` background sequences holding cells decode beside it.

@@ -44,7 +44,8 @@ from pathlib import Path
 
 import click
 
-from agbench.calibration.paper.figures import RunRow, figures
+from agbench.calibration.paper.check import judge
+from agbench.calibration.paper.figures import FigureKey, RunRow, figures
 from agbench.calibration.paper.params import PARAMS, SEED, FitParam, build_params, start_values
 from agbench.calibration.paper.problem import key_of, load_devices, make_problem, simulate_c1
 from agbench.calibration.paper.search import fit_cache_hit, fit_exposure, fit_redelegate, fit_timing
@@ -54,32 +55,44 @@ from agbench.calibration.paper.success import (
     latent,
     success_p_for,
 )
-from agbench.calibration.paper.targets import ARCHS
+from agbench.calibration.paper.targets import ARCHS, TARGETS
 from agbench.calibration.paper.write import SHIPPED_DIR, FitResult, write
 from agbench.errors import AgbenchError
 
 
-def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print) -> FitResult:
-    """Run every stage in memory; returns what ``write`` would write."""
+def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print, rounds: int = 1) -> FitResult:
+    """Run every stage in memory; returns what ``write`` would write.
+
+    ``rounds``: how many times at most the stages run, each from the last one's values, until
+    the C = 1 simulation reproduces every bounded figure within its bound. The shipped fit
+    needed one; another seed's task draws start farther from the start values, and one round
+    of block descent leaves a few figures outside (refits.py)."""
     started = time.perf_counter()
     devices = load_devices()
     problem = make_problem(devices, seed)
     log(f"intended C = 1 successes per architecture: { {a: arch_success_target(a) for a in ARCHS} }")
-    log(f"Nelder-Mead by blocks over {len(PARAMS)} behaviour parameters ({maxfev} evaluations per block)")
-    best = fit_timing(problem, start_values(), maxfev, log)
-    log("best values: " + ", ".join(f"{k}={v:.4g}" for k, v in best.values.items()))
-    success = {
-        (c, a): success_p_for(problem.tasks_by_category[c], best.solved[(c, a)], seed)
-        for c in problem.counts
-        for a in ARCHS
-    }
-    params = build_params(best.values, problem.prior, problem.difficulty, success)
-    log("one-dimensional fits: cloud prompt-cache hit rate, HCL re-delegation, exposure probabilities")
-    devices.cache_hit_p = fit_cache_hit(problem, params, log)
-    devices.redelegate_p = fit_redelegate(problem, params, log)
-    devices.exposure_p = fit_exposure(problem, params, log)
-    final = simulate_c1(devices, params, seed=seed)
-    final_figures = figures({k: [RunRow.of(r) for r in runs] for k, runs in final.items()})
+    values = start_values()
+    for n in range(rounds):
+        log(f"Nelder-Mead by blocks over {len(PARAMS)} behaviour parameters ({maxfev} evaluations per block)")
+        best = fit_timing(problem, values, maxfev, log)
+        log("best values: " + ", ".join(f"{k}={v:.4g}" for k, v in best.values.items()))
+        success = {
+            (c, a): success_p_for(problem.tasks_by_category[c], best.solved[(c, a)], seed)
+            for c in problem.counts
+            for a in ARCHS
+        }
+        params = build_params(best.values, problem.prior, problem.difficulty, success)
+        log("one-dimensional fits: cloud prompt-cache hit rate, HCL re-delegation, exposure probabilities")
+        devices.cache_hit_p = fit_cache_hit(problem, params, log)
+        devices.redelegate_p = fit_redelegate(problem, params, log)
+        devices.exposure_p = fit_exposure(problem, params, log)
+        final = simulate_c1(devices, params, seed=seed)
+        final_figures = figures({k: [RunRow.of(r) for r in runs] for k, runs in final.items()})
+        missed = outside_bounds(final_figures)
+        if not missed:
+            break
+        log(f"round {n + 1}: outside their bound: {', '.join(missed)}")
+        values = best.values
     return FitResult(
         params,
         best,
@@ -89,7 +102,13 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print) 
         problem.wanted,
         time.perf_counter() - started,
         final_figures,
+        seed,
     )
+
+
+def outside_bounds(figs: dict[FigureKey, float]) -> list[str]:
+    """The bounded published C = 1 figures these simulated ones miss (``check.judge``)."""
+    return [t.label for t in TARGETS if judge(t, figs.get(key_of(t))).within is False]
 
 
 @click.command(help=__doc__.split("\n")[0])
@@ -108,13 +127,32 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print) 
     show_default="sim/scenarios/shared (the shipped files)",
     help="Directory the fitted files go to.",
 )
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=SEED,
+    show_default=True,
+    help="The synthetic workload's seed: its task draws, difficulties and order. The shipped fit "
+    "is seed 0's; another seed's fit is a refit (paper predict's range over C = 1 fits).",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run the stages again from the last values, up to this many times, until every "
+    "bounded C = 1 figure is within its bound.",
+)
 @click.option("--dry-run", is_flag=True, help="Fit and print; write nothing.")
-def cli(maxfev: int, out_dir: Path, dry_run: bool) -> None:
+def cli(maxfev: int, out_dir: Path, seed: int, rounds: int, dry_run: bool) -> None:
     try:
-        result = fit(maxfev)
+        result = fit(maxfev, seed, rounds=rounds)
     except AgbenchError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"fitted in {result.seconds:.0f} s, objective {result.evaluation.loss:.3f}")
+    missed = outside_bounds(result.figures)
+    if missed:  # written all the same (a start for more rounds), but never silently
+        click.echo(f"outside their bound at C = 1: {', '.join(missed)}", err=True)
     if not dry_run:
         for path in write(result, out_dir):
             click.echo(f"wrote {path}")
@@ -140,6 +178,7 @@ __all__ = [
     "key_of",
     "latent",
     "main",
+    "outside_bounds",
     "write",
 ]
 

@@ -1,45 +1,45 @@
 """Ranges on the paper predictions: over plausible C = 1 fits and the scenarios' assumptions.
 
 The paper publishes aggregate C = 1 figures only (per architecture and category, no per-task
-or per-call data), so there is nothing to resample and refit task by task; and one full refit
-costs minutes. What can be said cheaply and honestly is which *other* fits the paper's C = 1
-figures cannot tell apart from the shipped one. A draw here
+or per-call data), so there is nothing to resample and refit task by task. What can be said
+honestly is which *other* fits the paper's C = 1 figures cannot tell apart from the shipped
+one, and what each source of doubt does to the predictions:
 
-1. perturbs the shipped fitted workload's tuned behaviour values (turns, tokens, tool times and
-   their shapes, delegation and consultation rates, the hard categories' scales: the values
-   ``params.PARAMS`` fits) by a lognormal factor (``SPREAD``; probabilities on the logit
-   scale), and keeps it only when its C = 1 simulation still reproduces every bounded
-   published C = 1 figure within its bound (``check.judge``: what the shipped fit is held to);
-2. draws each device's ``[uncertainty]`` assumptions (sim/uncertainty.py) independently;
-3. simulates both devices' matrices with both.
+1. ``fit``: the shipped fit and the refits on other task draws (``refits.py``: ``agbench paper
+   fit --seed K``, shipped under ``paper-refits/``), each used only when its C = 1 simulation
+   reproduces every bounded published C = 1 figure within its bound (``check.judge``: what the
+   shipped fit is held to), devices at their stated values. The paper's 60 tasks are unknown,
+   so each accepted refit is a workload as consistent with what it publishes as the shipped
+   one; the range holds how much the tasks drawn (and the order they start in, which the seed
+   also sets) and the values fitted to them move a prediction.
+2. ``assumed``: each device's ``[uncertainty]`` assumptions (sim/uncertainty.py) drawn
+   independently, the shipped fit held.
+3. ``order``: the shipped fit at the devices' stated values with the tasks in another random
+   order (``agbench.task.seeded_order`` of another seed; the tasks' own draws unchanged, so
+   C = 1 stays as fitted). The paper ran its 60 tasks in one fixed random order it does not
+   publish, and above one agent the order decides which tasks share the device and the pool.
 
-A third source is the order the tasks start in. The paper ran its 60 tasks in one fixed random
-order it does not publish, and above one agent the order decides which tasks share the device
-and the pool at once; an ``order`` draw runs the shipped fit at the devices' stated values with
-the tasks in another random order (``agbench.task.seeded_order`` of another seed; the tasks'
-own draws unchanged, so C = 1 stays as fitted).
-
-The sources are drawn and reported apart (``assumed``, ``fit`` and ``order`` ranges), since
-each says how much one unknown matters. A range is the 5th to 95th percentile over its draws.
-What is not drawn: the per-category success probabilities (fixed by construction from the
-paper's counts), the fitted cloud and exposure overlays, and the workload's task draws (its
-seed). Tries and accepted fits are reported, so a narrow range from
-few accepted draws reads as what it is, and no accepted fit is said plainly: measured when this
-was written, even a 2 % perturbation breaks 4-7 of the 18 bounded figures (the synthetic
-draws shift with the values) and other seeds of the shipped fit miss 12-14, so the shipped fit
-is specific to its task draws and no fit range comes out; the assumption range does.
+The sources are drawn and reported apart, since each says how much one unknown matters. A
+range is the 5th to 95th percentile over its draws. What is not drawn: the per-category
+success counts (fixed from the paper's counts in every fit), and the fitted cloud and exposure
+overlays within one fit. Refits judged and accepted are reported, so a range from few fits
+reads as what it is. Why refits and not perturbations of the shipped fit: measured when the
+perturbations were tried, even a 2 % change of the shipped fit's values breaks 4-7 of the 18
+bounded figures (its task draws shift with the values) and the shipped values on other seeds'
+draws miss 12-14, so no perturbed fit was ever accepted (docs/design.md).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from agbench.calibration.paper.check import figure_of, judge
+from agbench.calibration.paper.refits import REFIT_DIR, shipped_refits
 from agbench.calibration.paper.table import row_of
 from agbench.calibration.paper.targets import ARCHS, DEVICES, TARGETS
 from agbench.calibration.validation import records_to_tables
@@ -51,94 +51,68 @@ from agbench.sim.uncertainty import assumption_overlays, stated_values
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
 from agbench.task import seeded_order
 
-#: sd of the log (logit) factor applied to each tuned value: about +-5 %.
-SPREAD = 0.05
-_ARCH_FIELDS = (
-    "turns_median",
-    "turns_sigma",
-    "output_tokens_median",
-    "tool_result_tokens_median",
-    "tool_wall_median_s",
-    "tool_wall_sigma",
-    "sub_turns_median",
-    "consult_output_tokens",
-)
-_PROB_FIELDS = ("delegate_p", "consult_p")
-_CATEGORY_FIELDS = ("turns_scale", "tool_wall_scale")
 #: predict.row_of columns given a range
 RANGED = ("success", "suite_h", "goodput_per_h", "completion_min", "cloud_cost_usd", "local_model_min")
 METHOD = (
     "assumed: the shipped fit on draws of each device's [uncertainty] ranges (not a calibrated "
-    "interval); fit: perturbed fits (behaviour values x a lognormal factor, sd "
-    f"{SPREAD:g}) kept only when every bounded C = 1 figure stays within its bound; not a "
-    "bootstrap (the paper publishes no per-task data to resample); order: the shipped fit at the "
-    "stated values, the tasks started in other random orders (the paper's is not published)"
+    "interval); fit: the shipped fit and its refits on other seeds' task draws (agbench paper "
+    "fit --seed), each kept only when every bounded C = 1 figure stays within its bound, the "
+    "devices at their stated values; not a bootstrap (the paper publishes no per-task data to "
+    "resample); order: the shipped fit at the stated values, the tasks started in other random "
+    "orders (the paper's is not published)"
 )
 
 
 @dataclass
 class PaperRanges:
-    """Two ranges per predicted row, kept apart because they mean different things.
+    """Three ranges per predicted row, kept apart because they mean different things.
 
     ``assumed``: the shipped fit on each device's ``[uncertainty]`` draws (``<col>_p05`` /
-    ``<col>_p95``). ``fit``: perturbed fits the C = 1 figures accept, devices at their stated
-    values (``fit_<col>_p05`` / ``fit_<col>_p95``), empty when no perturbed fit was accepted.
-    ``order``: the shipped fit at the stated values, the tasks in other random orders
-    (``order_<col>_p05`` / ``order_<col>_p95``), empty when none was asked for."""
+    ``<col>_p95``). ``fit``: the shipped fit and the refits whose C = 1 simulation reproduces
+    the published figures, devices at their stated values (``fit_<col>_p05`` /
+    ``fit_<col>_p95``), empty when no refit was accepted. ``order``: the shipped fit at the
+    stated values, the tasks in other random orders (``order_<col>_p05`` / ``order_<col>_p95``),
+    empty when none was asked for."""
 
     assumed: pd.DataFrame
     fit: pd.DataFrame
     order: pd.DataFrame = field(default_factory=pd.DataFrame)
     assumption_draws: int = 0
-    fit_tries: int = 0
-    fit_accepted: int = 0
+    #: seeds of the refits judged, and of those whose C = 1 simulation reproduced every figure
+    refits_judged: list[int] = field(default_factory=list)
+    refits_accepted: list[int] = field(default_factory=list)
     order_draws: int = 0
     method: str = METHOD
     not_drawn: list[str] = field(
         default_factory=lambda: [
-            "per-category success probabilities (fixed from the paper's counts)",
-            "the fitted cloud cache-hit, re-delegation and exposure overlays",
-            "the workload's task draws (its seed)",
+            "per-category success counts (fixed from the paper's counts in every fit)",
+            "the fitted cloud cache-hit, re-delegation and exposure overlays within one fit",
         ]
     )
 
     def fit_note(self) -> str:
         """The plain statement about the fit range (said when there is none, never hidden)."""
-        if not self.fit_tries:
+        if not self.refits_judged:
             return "no range over C = 1 fits was asked for"
-        if not self.fit_accepted:
+        judged = ", ".join(str(s) for s in self.refits_judged)
+        rejected = [s for s in self.refits_judged if s not in self.refits_accepted]
+        if not self.refits_accepted:
             return (
-                f"no range over C = 1 fits: none of {self.fit_tries} perturbed fits (behaviour values "
-                f"x a lognormal factor, sd {SPREAD:g}) reproduces every bounded C = 1 figure within "
-                "its bound; the shipped fit holds for its own task draws only, so its predictions "
-                "carry a fit uncertainty this check cannot bound"
+                f"no range over C = 1 fits: none of the {len(self.refits_judged)} refits on other "
+                f"task draws (seeds {judged}) reproduces every bounded C = 1 figure within its "
+                "bound, so the shipped fit's predictions carry a fit uncertainty this check "
+                "cannot bound"
             )
-        return f"range over C = 1 fits: {self.fit_accepted} of {self.fit_tries} perturbed fits accepted"
-
-
-def perturbed(params: SyntheticParams, rng: np.random.Generator) -> SyntheticParams:
-    """The workload with each tuned value moved by one lognormal (logit-normal) factor."""
-
-    def scale(v: float) -> float:
-        return float(v * math.exp(rng.normal(0.0, SPREAD)))
-
-    def prob(p: float) -> float:
-        if not 0.0 < p < 1.0:
-            return p
-        x = math.log(p / (1 - p)) + rng.normal(0.0, SPREAD)
-        return 1 / (1 + math.exp(-x))
-
-    archs = {}
-    for name, a in params.archs.items():
-        changes: dict[str, Any] = {f: scale(getattr(a, f)) for f in _ARCH_FIELDS}
-        changes["consult_output_tokens"] = round(changes["consult_output_tokens"])
-        changes |= {f: prob(getattr(a, f)) for f in _PROB_FIELDS}
-        archs[name] = replace(a, **changes)
-    cats = {}
-    for n, c in params.categories.items():
-        scaled: dict[str, Any] = {f: scale(getattr(c, f)) for f in _CATEGORY_FIELDS}
-        cats[n] = replace(c, **scaled)
-    return replace(params, archs=archs, categories=cats)
+        return (
+            f"range over C = 1 fits: the shipped fit and {len(self.refits_accepted)} of "
+            f"{len(self.refits_judged)} refits on other task draws (seeds {judged}"
+            + (
+                f"; seeds {', '.join(str(s) for s in rejected)} miss a bounded C = 1 figure"
+                if rejected
+                else ""
+            )
+            + ")"
+        )
 
 
 def _summary(
@@ -174,16 +148,22 @@ def plausible(profiles: dict[str, Profile], params: SyntheticParams, seed: int) 
     return all(judge(t, figure_of(summaries[t.device], t)).within is not False for t in TARGETS)
 
 
-def _bands(rows: list[dict[str, Any]], prefix: str) -> pd.DataFrame:
+def _bands(rows: list[dict[str, Any]], prefix: str, observed: bool = False) -> pd.DataFrame:
+    """The 5th and 95th percentiles per (device, arch, C) and ranged column; ``observed``: read
+    without interpolation, outward (with fewer than 20 values, the lowest and highest). The fit
+    range is a handful of fits: a band drawn between two of them would leave the fits outside."""
     frame = pd.DataFrame(rows)
     out: list[dict[str, Any]] = []
+    low, high = ("lower", "higher") if observed else ("linear", "linear")
     if len(frame):
         for (device, arch, c), group in frame.groupby(["device", "arch", "C"], sort=False):
             row: dict[str, Any] = {"device": device, "arch": arch, "C": c}
             for col in RANGED:
                 values = group[col].dropna().astype(float)
                 lo, hi = (
-                    (np.percentile(values, 5), np.percentile(values, 95)) if len(values) else (None, None)
+                    (np.percentile(values, 5, method=low), np.percentile(values, 95, method=high))
+                    if len(values)
+                    else (None, None)
                 )
                 row[f"{prefix}{col}_p05"], row[f"{prefix}{col}_p95"] = lo, hi
             out.append(row)
@@ -191,11 +171,16 @@ def _bands(rows: list[dict[str, Any]], prefix: str) -> pd.DataFrame:
 
 
 def paper_ranges(
-    draws: int, concurrency: tuple[int, ...], seed: int = 0, fit_tries: int = 0, orders: int = 0
+    draws: int,
+    concurrency: tuple[int, ...],
+    seed: int = 0,
+    refits: int | None = None,
+    orders: int = 0,
+    refit_dir: Path = REFIT_DIR,
 ) -> PaperRanges:
-    """The predicted matrix's ranges: ``draws`` assumption draws on the shipped fit, up to
-    ``fit_tries`` perturbed fits (each about as costly as ``agbench paper check``), and
-    ``orders`` other task orders (each about as costly as one assumption draw)."""
+    """The predicted matrix's ranges: ``draws`` assumption draws on the shipped fit, the first
+    ``refits`` shipped refits (None: all; each judged at C = 1 first, about one ``agbench paper
+    check``), and ``orders`` other task orders (each about as costly as one assumption draw)."""
 
     scenarios = {name: load_scenario(name) for name in DEVICES}
     base = scenarios["paper-rtx5090"].synthetic  # one workload for both devices
@@ -207,17 +192,21 @@ def paper_ranges(
         ):
             summary = _summary(sc.profile.merged(overlay), base, levels, seed, DEVICES[name])
             assumed += [row_of(name, e) | {"draw": k} for e in summary.configurations]
-    rng = np.random.default_rng(seed)
+    candidates = [] if refits == 0 else shipped_refits(refit_dir)[:refits]
     fitted: list[dict[str, Any]] = []
-    accepted = 0
-    for _ in range(fit_tries):
-        params = perturbed(base, rng)
-        if not plausible({n: sc.profile for n, sc in scenarios.items()}, params, seed):
+    accepted: list[int] = []
+    for refit in candidates:
+        profiles = {n: refit.profile(n, sc.profile) for n, sc in scenarios.items()}
+        if not plausible(profiles, refit.params, refit.seed):
             continue
+        accepted.append(refit.seed)
+        for name, profile in profiles.items():
+            summary = _summary(profile, refit.params, levels, refit.seed, DEVICES[name])
+            fitted += [row_of(name, e) | {"draw": refit.seed} for e in summary.configurations]
+    if accepted:  # the shipped fit is one of the plausible fits
         for name, sc in scenarios.items():
-            summary = _summary(sc.profile, params, levels, seed, DEVICES[name])
-            fitted += [row_of(name, e) | {"draw": accepted} for e in summary.configurations]
-        accepted += 1
+            summary = _summary(sc.profile, base, levels, seed, DEVICES[name])
+            fitted += [row_of(name, e) | {"draw": -1} for e in summary.configurations]
     ordered: list[dict[str, Any]] = []
     for k in range(orders):  # seeds other than the shipped one's: each another order
         for name, sc in scenarios.items():
@@ -225,11 +214,11 @@ def paper_ranges(
             ordered += [row_of(name, e) | {"draw": k} for e in summary.configurations]
     return PaperRanges(
         _bands(assumed, ""),
-        _bands(fitted, "fit_"),
+        _bands(fitted, "fit_", observed=True),
         _bands(ordered, "order_"),
         assumption_draws=draws,
-        fit_tries=fit_tries,
-        fit_accepted=accepted,
+        refits_judged=[r.seed for r in candidates],
+        refits_accepted=accepted,
         order_draws=orders,
     )
 
@@ -264,10 +253,8 @@ def ranged_text(frame: pd.DataFrame, col: str, digits: int = 2, prefix: str = ""
 __all__ = [
     "METHOD",
     "RANGED",
-    "SPREAD",
     "PaperRanges",
     "paper_ranges",
-    "perturbed",
     "plausible",
     "ranged_text",
     "with_ranges",

@@ -113,23 +113,33 @@ def test_fit_writes_nothing_on_a_dry_run_and_only_into_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Importing and dry-running the fit leaves the shipped files alone; ``--out`` names where
-    a real run writes. The fit runs once for real (a short one: one evaluation per block); both
-    command lines then write what that fit gave, as they would their own."""
+    a real run writes. The fit runs once for real (a short one: one evaluation per block, on
+    seed 1's task draws, which one evaluation cannot fit: a second round runs, and the misses
+    are said); both command lines then write what that fit gave, as they would their own."""
+    from agbench.calibration.paper.refits import read_refit
     from agbench.calibration.paper.write import SHIPPED_DIR
 
-    once = fit.fit(maxfev=1, log=lambda _: None)
-    monkeypatch.setattr(fit, "fit", lambda maxfev: once)
+    logs: list[str] = []
+    once = fit.fit(maxfev=1, seed=1, rounds=2, log=logs.append)
+    assert any(line.startswith("round 1: outside their bound: ") for line in logs)
+    assert sum("best values" in line for line in logs) == 2
+    assert once.seed == 1
+    assert fit.outside_bounds(once.figures)
+    monkeypatch.setattr(fit, "fit", lambda *args, **kwargs: once)
     before = {p.name: p.stat().st_mtime_ns for p in SHIPPED_DIR.iterdir()}
     assert fit.main(["--dry-run", "--maxfev", "1"]) == 0
     out = tmp_path / "fitted"
-    assert fit.main(["--maxfev", "1", "--out", str(out)]) == 0
+    assert fit.main(["--maxfev", "1", "--seed", "1", "--out", str(out)]) == 0
     assert {p.name: p.stat().st_mtime_ns for p in SHIPPED_DIR.iterdir()} == before
     assert sorted(p.name for p in out.iterdir()) == [
         "paper-fit-max395.toml",
         "paper-fit-rtx5090.toml",
         "paper-workload.toml",
     ]
-    assert "GENERATED" in (out / "paper-workload.toml").read_text()
+    text = (out / "paper-workload.toml").read_text()
+    assert "GENERATED" in text
+    assert "A refit on seed 1's task draws" in text
+    assert read_refit(out).seed == 1
 
 
 def test_the_fit_reads_scenarios_whose_generated_files_do_not_exist_yet(tmp_path: Path) -> None:

@@ -67,6 +67,8 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print, 
     the C = 1 simulation reproduces every bounded figure within its bound. The shipped fit
     needed one; another seed's task draws start farther from the start values, and one round
     of block descent leaves a few figures outside (refits.py)."""
+    if rounds < 1:
+        raise AgbenchError(f"rounds must be at least 1, got {rounds}")
     started = time.perf_counter()
     devices = load_devices()
     problem = make_problem(devices, seed)
@@ -83,8 +85,8 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print, 
         }
         params = build_params(best.values, problem.prior, problem.difficulty, success)
         log("one-dimensional fits: cloud prompt-cache hit rate, HCL re-delegation, exposure probabilities")
-        devices.cache_hit_p = fit_cache_hit(problem, params, log)
-        devices.redelegate_p = fit_redelegate(problem, params, log)
+        cache_hit_p = devices.cache_hit_p = fit_cache_hit(problem, params, log)
+        redelegate_p = devices.redelegate_p = fit_redelegate(problem, params, log)
         devices.exposure_p = fit_exposure(problem, params, log)
         final = simulate_c1(devices, params, seed=seed)
         final_figures = figures({k: [RunRow.of(r) for r in runs] for k, runs in final.items()})
@@ -96,9 +98,9 @@ def fit(maxfev: int = 60, seed: int = SEED, log: Callable[[str], None] = print, 
     return FitResult(
         params,
         best,
-        devices.cache_hit_p,
+        cache_hit_p,
         devices.exposure_p,
-        devices.redelegate_p,
+        redelegate_p,
         problem.wanted,
         time.perf_counter() - started,
         final_figures,

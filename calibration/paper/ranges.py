@@ -20,7 +20,8 @@ one, and what each source of doubt does to the predictions:
    publish, and above one agent the order decides which tasks share the device and the pool.
 
 The sources are drawn and reported apart, since each says how much one unknown matters. A
-range is the 5th to 95th percentile over its draws. What is not drawn: the per-category
+range is the 5th to 95th percentile over its draws; the fit range's are read without
+interpolation, so with a handful of fits it runs from the lowest to the highest. What is not drawn: the per-category
 success counts (fixed from the paper's counts in every fit), and the fitted cloud and exposure
 overlays within one fit. Refits judged and accepted are reported, so a range from few fits
 reads as what it is. Why refits and not perturbations of the shipped fit: measured when the
@@ -154,17 +155,18 @@ def _bands(rows: list[dict[str, Any]], prefix: str, observed: bool = False) -> p
     range is a handful of fits: a band drawn between two of them would leave the fits outside."""
     frame = pd.DataFrame(rows)
     out: list[dict[str, Any]] = []
-    low, high = ("lower", "higher") if observed else ("linear", "linear")
     if len(frame):
         for (device, arch, c), group in frame.groupby(["device", "arch", "C"], sort=False):
             row: dict[str, Any] = {"device": device, "arch": arch, "C": c}
             for col in RANGED:
-                values = group[col].dropna().astype(float)
-                lo, hi = (
-                    (np.percentile(values, 5, method=low), np.percentile(values, 95, method=high))
-                    if len(values)
-                    else (None, None)
-                )
+                values = group[col].dropna().astype(float).to_numpy()
+                lo: float | None = None
+                hi: float | None = None
+                if len(values) and observed:
+                    lo = float(np.percentile(values, 5, method="lower"))
+                    hi = float(np.percentile(values, 95, method="higher"))
+                elif len(values):
+                    lo, hi = float(np.percentile(values, 5)), float(np.percentile(values, 95))
                 row[f"{prefix}{col}_p05"], row[f"{prefix}{col}_p95"] = lo, hi
             out.append(row)
     return pd.DataFrame(out)

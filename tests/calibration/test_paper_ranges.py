@@ -97,12 +97,12 @@ def test_outside_bounds_names_the_bounded_figures_a_fit_misses() -> None:
     assert not set(outside_bounds({})) & {t.label for t in soft}
 
 
-@pytest.mark.slow  # the whole predicted matrix through the command line: about half a minute
-def test_other_task_orders_leave_one_agent_alone_and_move_more() -> None:
+@pytest.mark.slow  # the whole predicted matrix through the command line: about a minute
+def test_other_task_orders_leave_one_agent_alone_and_the_command_prints_each_range() -> None:
     """An order draw changes only which tasks start together: at C = 1 every task runs alone,
     so its figures stay the shipped fit's; above, the order moves them (the range is not a
-    point)."""
-    ranges = paper_ranges(0, (1, 4), seed=0, orders=3)
+    point). The command prints each range asked for, the one over C = 1 fits with its note."""
+    ranges = paper_ranges(0, (1, 4), seed=0, refits=0, orders=3)
     assert ranges.order_draws == 3
     assert ranges.assumed.empty
     frame = ranges.order
@@ -111,9 +111,11 @@ def test_other_task_orders_leave_one_agent_alone_and_move_more() -> None:
     assert (alone["order_success_p05"] == alone["order_success_p95"]).all()
     together = frame[frame["C"] == 4]
     assert (together["order_suite_h_p95"] - together["order_suite_h_p05"] > 0).any()
-    result = CliRunner().invoke(predict_cli, ["--draws", "0", "--refits", "0", "--orders", "2"])
+    result = CliRunner().invoke(predict_cli, ["--draws", "0", "--refits", "1", "--orders", "2"])
     assert result.exit_code == 0, result.output
     assert "90 % ranges over 2 other task orders" in result.output
+    assert "90 % ranges over 2 C = 1 fits, the shipped one and the refits" in result.output
+    assert "range over C = 1 fits: the shipped fit and 1 of 1 refits" in result.output
 
 
 def test_ranged_text_marks_a_point_outside_its_range() -> None:

@@ -188,9 +188,9 @@ def cli(out: Path | None, seed: int, draws: int, refits: int | None, orders: int
         _echo_ranges(
             ranged,
             "fit_",
-            f"90 % ranges over {len(ranges.refits_accepted) + 1} C = 1 fits, the shipped one and "
-            "the refits the published figures accept, devices at their stated values (*: the "
-            "point lies outside it):",
+            f"ranges over {len(ranges.refits_accepted) + 1} C = 1 fits, the lowest and highest: the "
+            "shipped one and the refits the published figures accept, devices at their stated "
+            "values (*: the point lies outside it):",
         )
     click.echo(ranges.fit_note())
     if ranges.order_draws:

@@ -114,7 +114,7 @@ def test_other_task_orders_leave_one_agent_alone_and_the_command_prints_each_ran
     result = CliRunner().invoke(predict_cli, ["--draws", "0", "--refits", "1", "--orders", "2"])
     assert result.exit_code == 0, result.output
     assert "90 % ranges over 2 other task orders" in result.output
-    assert "90 % ranges over 2 C = 1 fits, the shipped one and the refits" in result.output
+    assert "ranges over 2 C = 1 fits, the lowest and highest: the shipped one and the refits" in result.output
     assert "range over C = 1 fits: the shipped fit and 1 of 1 refits" in result.output
 
 

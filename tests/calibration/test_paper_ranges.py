@@ -44,6 +44,12 @@ def _copy_fit(to: Path) -> Path:
     return to
 
 
+def _record_seed(overlay: Path, seed: int) -> None:
+    data = tomllib.loads(overlay.read_text())
+    data["fit"]["paper_c1"]["seed"] = seed
+    overlay.write_text(tomli_w.dumps(data))
+
+
 def test_the_shipped_fit_reads_as_seed_zero_and_a_refit_carries_its_seed(tmp_path: Path) -> None:
     shipped = read_refit(SHIPPED_DIR)
     assert shipped.seed == 0
@@ -54,15 +60,9 @@ def test_the_shipped_fit_reads_as_seed_zero_and_a_refit_carries_its_seed(tmp_pat
     assert shipped.overlays["paper-max395"]["behaviour"]["exposure_p"]["HLL"] == pytest.approx(0.13, abs=0.02)
     folder = _copy_fit(tmp_path / "seed-7")
     for scenario in DEVICES:  # as `agbench paper fit --seed 7` writes them
-        path = folder / overlay_file(scenario)
-        data = tomllib.loads(path.read_text())
-        data["fit"]["paper_c1"]["seed"] = 7
-        path.write_text(tomli_w.dumps(data))
+        _record_seed(folder / overlay_file(scenario), 7)
     assert [r.seed for r in shipped_refits(tmp_path)] == [7]
-    path = folder / overlay_file("paper-max395")
-    data = tomllib.loads(path.read_text())
-    data["fit"]["paper_c1"]["seed"] = 8
-    path.write_text(tomli_w.dumps(data))
+    _record_seed(folder / overlay_file("paper-max395"), 8)
     with pytest.raises(AgbenchError, match="different seeds"):
         read_refit(folder)
     (folder / WORKLOAD_FILE).unlink()

@@ -23,6 +23,7 @@ fit_one() {
   if grep -q "^outside their bound at C = 1" "$LOGS/seed-$1.log"; then
     rm -rf "$tmp"  # a fit the published figures reject is not shipped
   else
+    chmod 755 "$tmp"  # mktemp's 700 would follow the folder into the repository
     mv "$tmp" "$OUT/seed-$1"
   fi
 }

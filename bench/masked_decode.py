@@ -32,8 +32,7 @@ import httpx
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
-from agbench.live.load.probe_client import probe_client
-from agbench.live.load.profile import BODY
+from agbench.live.load.probe_client import BODY, probe_client
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer

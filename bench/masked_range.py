@@ -25,8 +25,7 @@ import numpy as np
 
 from agbench.config import ServerSettings
 from agbench.live.load.level import build_prompt
-from agbench.live.load.probe_client import probe_client
-from agbench.live.load.profile import BODY
+from agbench.live.load.probe_client import BODY, probe_client
 from agbench.live.serving.llama_server import ManagedServer
 from agbench.load import RequestSpec
 

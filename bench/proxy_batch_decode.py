@@ -20,7 +20,7 @@ from pathlib import Path
 
 from agbench.attempt import AttemptKey
 from agbench.config import ServerSettings
-from agbench.live.load.profile import BODY
+from agbench.live.load.probe_client import BODY
 from agbench.live.providers import ChatClient
 from agbench.live.proxy import RecordingProxy, Upstream
 from agbench.live.serving import ManagedServer

@@ -14,6 +14,10 @@ from contextlib import asynccontextmanager
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.trajectories.sizing import CounterCache, TokenCounter
 
+#: The body every probe request carries: no stop at the end-of-sequence token (a reply is as
+#: long as asked), greedy decoding, and the prompt kept in the slot's cache for a follow-up.
+BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
+
 
 @asynccontextmanager
 async def probe_client(url: str, alias: str) -> AsyncIterator[tuple[ChatClient, TokenCounter]]:

@@ -51,8 +51,9 @@ from typing import Any
 from agbench.config import ServerSettings
 from agbench.errors import AgbenchError
 from agbench.live.load.level import build_prompt
+from agbench.live.load.probe_client import BODY
 from agbench.live.load.profile_progress import ProfileProgress
-from agbench.live.monitors.thread_placement import PlacementSampler
+from agbench.live.load.twin_server import TwinPlacement, twin_decoding
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.trajectories.sizing import TokenCounter
@@ -72,8 +73,6 @@ FULL_POOL_MIN_RATIO = 1.5
 #: context is one the quiet decode and prefill probes measure too (their speed is the baseline).
 DISPLACED_DECODE_TOKENS, DISPLACED_CONTEXT = 8, 64
 BUSY_LOOP = [sys.executable, "-c", "while True: pass"]
-#: Output tokens of each of the twin's requests (it sends them back to back while it is kept busy).
-TWIN_DECODE_TOKENS = 64
 #: Prompt calls at each length beside the twin, whatever ``--repeats``: one call's time per
 #: token swings several-fold beside it (its fit takes their mean).
 TWIN_REPEATS = 4
@@ -99,7 +98,6 @@ MASKED_REPEATS = 3
 #: median, put the save at 40.9 ms per 1,000 tokens against the 12.7-13.2 that
 #: bench/idle_slot_save.py measures); the fit takes each point's median (fit_save).
 SAVE_REPEATS = 5
-BODY = {"ignore_eos": True, "temperature": 0.0, "cache_prompt": True}
 #: The save probe's held conversations (capped by the slot), the request that saves one before
 #: the probe in the "saved" condition, and the probe (calibration/server_profile.py fit_save).
 SAVE_HELD, SAVE_HELD_QUICK, SAVE_SHORT, SAVE_PROBE = (256, 1024), (256, 768), 32, 64
@@ -160,10 +158,6 @@ def _measured(probe: str, params: dict[str, Any], r: ChatResult) -> Measured:
         r.t_start,
         r.error_class,
     )
-
-
-#: The twin probe's placement record: the sampler, the profiled server's pid, the twin's.
-TwinPlacement = tuple[PlacementSampler, int, int]
 
 
 class Profiler:
@@ -513,30 +507,6 @@ class Profiler:
                 self.progress.stage_done(name, self._n, len(self.calls))
 
 
-@contextlib.asynccontextmanager
-async def twin_decoding(twin: ChatClient, prompt: list[dict[str, Any]]) -> AsyncIterator[None]:
-    """While inside, ``twin`` (a second server on the same cores) decodes replies to ``prompt``
-    back to back, as the other server of a hybrid sweep does; ``prompt`` is cached first, and
-    the twin has been decoding for a moment when the block starts."""
-    await twin.chat(prompt, max_tokens=1, extra_body=BODY)
-    busy = asyncio.Event()
-
-    async def keep_busy() -> None:
-        while True:
-            busy.set()
-            await twin.chat(prompt, max_tokens=TWIN_DECODE_TOKENS, extra_body=BODY)
-
-    task = asyncio.create_task(keep_busy())
-    try:
-        await busy.wait()
-        await asyncio.sleep(0.3)  # the twin is decoding
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-
 async def fit_follow_up(counter: TokenCounter, messages: list[dict[str, Any]], tokens: int, key: str) -> None:
     """Append a user turn so the whole prompt is ``tokens`` long (prefix unchanged)."""
     from agbench.live.trajectories.sizing import fit_last_message
@@ -545,10 +515,4 @@ async def fit_follow_up(counter: TokenCounter, messages: list[dict[str, Any]], t
     await fit_last_message(counter, messages, tokens, "Continue.\n", key)
 
 
-def needs_twin(options: ProfileOptions) -> bool:
-    """Whether the twin probe runs: a managed server (a twin of an external one cannot be
-    started) whose threads and a twin's do not fit on the cores together."""
-    return options.local_url is None and 2 * options.server.threads > available_cores()
-
-
-__all__ = ["ProfileOptions", "Profiler", "needs_twin", "twin_decoding"]
+__all__ = ["Measured", "ProfileOptions", "Profiler", "fit_follow_up"]

@@ -16,8 +16,9 @@ from typing import Any
 from agbench.errors import AgbenchError
 from agbench.live.load.endpoint import check_llama_server, one_line_transport_errors
 from agbench.live.load.probe_client import probe_client
-from agbench.live.load.profile import Measured, ProfileOptions, Profiler, TwinPlacement, needs_twin
+from agbench.live.load.profile import Measured, ProfileOptions, Profiler
 from agbench.live.load.profile_progress import ProfileProgress
+from agbench.live.load.twin_server import TwinPlacement, needs_twin
 from agbench.live.monitors.thread_placement import PlacementSampler
 from agbench.live.providers.openai_compatible import ChatClient
 from agbench.live.serving.llama_server import ManagedServer

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agbench.config import ServerSettings
-from agbench.live.load import profile
+from agbench.live.load import twin_server
 from agbench.live.load.profile import (
     DECODE_TOKENS,
     DISPLACED_CONTEXT,
@@ -22,8 +22,8 @@ from agbench.live.load.profile import (
     TWIN_REPEATS,
     ProfileOptions,
     Profiler,
-    needs_twin,
 )
+from agbench.live.load.twin_server import needs_twin
 from agbench.live.monitors.thread_placement import PlacementSampler
 from agbench.live.providers.chat_result import ChatResult
 from agbench.live.providers.openai_compatible import ChatClient
@@ -112,7 +112,7 @@ def test_the_twin_probe_measures_beside_a_second_server_decoding(tmp_path: Path)
 def test_the_twin_probe_runs_only_where_two_servers_threads_overfill_the_cores(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(profile, "available_cores", lambda: 2)
+    monkeypatch.setattr(twin_server, "available_cores", lambda: 2)
     assert needs_twin(ProfileOptions(out=Path("."), server=ServerSettings(threads=2)))
     assert not needs_twin(ProfileOptions(out=Path("."), server=ServerSettings(threads=1)))
     # a twin of a server it did not start cannot be made

@@ -41,7 +41,6 @@ class Refit:
     params: SyntheticParams
     #: scenario name -> its fitted overlay (cloud cache hit, re-delegation, exposure), as parsed
     overlays: dict[str, dict[str, Any]]
-    path: Path
 
     def profile(self, scenario: str, base: Profile) -> Profile:
         """``base`` (the scenario's profile) with this fit's overlay laid over it."""
@@ -64,7 +63,7 @@ def read_refit(folder: Path) -> Refit:
     seeds = {int(o.get("fit", {}).get("paper_c1", {}).get("seed", SEED)) for o in overlays.values()}
     if len(seeds) != 1:
         raise AgbenchError(f"{folder}: the overlays were fitted on different seeds {sorted(seeds)}")
-    return Refit(seeds.pop(), SyntheticParams.load(workload), overlays, folder)
+    return Refit(seeds.pop(), SyntheticParams.load(workload), overlays)
 
 
 def shipped_refits(root: Path = REFIT_DIR) -> list[Refit]:

@@ -19,6 +19,8 @@ from agbench.sim import Workload, simulate
 from agbench.sim.profiles import Profile
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
 
+RESTART_STEP = 0.5  # a restart's simplex edge on the log/logit scale (x 1.65), twice the first's
+
 # Block coordinate descent: each block's parameters only change the architectures listed with
 # it, so a block's candidates simulate just those (the rest stay as last simulated). The shared
 # block moves every architecture and is simulated whole. Two passes over the blocks.
@@ -57,8 +59,12 @@ def fit_block(
     archs: tuple[str, ...],
     maxfev: int,
     log: Callable[[str], None],
+    steps: np.ndarray | None = None,
 ) -> Evaluation:
-    """Nelder-Mead over ``names`` with every other parameter held at ``current``."""
+    """Nelder-Mead over ``names`` with every other parameter held at ``current``.
+
+    ``steps``: the initial simplex's edges from ``current`` (rows; default 0.25 along each
+    coordinate). ``current`` is always a vertex, so a block never ends worse than it began."""
     params = [p for p in PARAMS if p.name in names]
     best = [current]
 
@@ -74,7 +80,7 @@ def fit_block(
     x0 = np.array([p.to_x(current.values[p.name]) for p in params])
     # scipy's default simplex steps 5 % of each coordinate: nothing for a coordinate at 0
     # (log 1, logit 0.5). Step every coordinate by 0.25 instead (x 1.28 on the log scale).
-    simplex = np.vstack([x0, x0 + 0.25 * np.eye(len(x0))])
+    simplex = np.vstack([x0, x0 + (0.25 * np.eye(len(x0)) if steps is None else steps)])
     minimize(
         f,
         x0,
@@ -90,17 +96,36 @@ def fit_block(
     return best[0]
 
 
+def rotated_steps(size: int, rng: np.random.Generator, length: float = RESTART_STEP) -> np.ndarray:
+    """A simplex's edges of ``length`` along ``size`` random orthogonal directions (the Q of a
+    Gaussian matrix's QR, signs fixed by R's diagonal: uniform over rotations)."""
+    q, r = np.linalg.qr(rng.standard_normal((size, size)))
+    return length * (q * np.sign(np.diag(r))).T
+
+
 def fit_timing(
-    problem: Problem, start: dict[str, float], maxfev: int, log: Callable[[str], None], passes: int = 2
+    problem: Problem,
+    start: dict[str, float],
+    maxfev: int,
+    log: Callable[[str], None],
+    passes: int = 2,
+    restart: int | None = None,
 ) -> Evaluation:
-    """Block coordinate descent (``BLOCKS``), ``maxfev`` evaluations per block and pass."""
+    """Block coordinate descent (``BLOCKS``), ``maxfev`` evaluations per block and pass.
+
+    ``restart``: the seed of a restart's simplices. Nelder-Mead from the same point and the
+    same axis-aligned simplex is deterministic: a round that ended where it began would end
+    there again. A restart steps each block along random orthogonal directions, farther
+    (``RESTART_STEP``), from the same point, which stays a vertex: the loss cannot rise."""
+    rng = None if restart is None else np.random.default_rng(restart)
     current = problem.evaluate(start)
     problem.keep(current)
-    log(f"  start: loss {current.loss:9.3f}")
+    log(f"  start: loss {current.loss:9.3f}" + ("" if restart is None else f" (restart {restart})"))
     for n in range(passes):
         for name, names, archs in BLOCKS:
             log(f" pass {n + 1}, block {name}")
-            current = fit_block(problem, current, names, archs, maxfev, log)
+            steps = None if rng is None else rotated_steps(len(names), rng)
+            current = fit_block(problem, current, names, archs, maxfev, log, steps)
             problem.keep(current)
     final = problem.evaluate(current.values)  # everything simulated together, as shipped
     log(f"  final: loss {final.loss:9.3f}")
@@ -209,4 +234,5 @@ __all__ = [
     "fit_exposure",
     "fit_redelegate",
     "fit_timing",
+    "rotated_steps",
 ]

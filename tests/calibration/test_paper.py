@@ -123,6 +123,8 @@ def test_fit_writes_nothing_on_a_dry_run_and_only_into_out(
     once = fit.fit(maxfev=1, seed=1, rounds=2, log=logs.append)
     assert any(line.startswith("round 1: outside their bound: ") for line in logs)
     assert sum("best values" in line for line in logs) == 2
+    # one evaluation per block moves nothing: round 2 restarts on simplices drawn from seed 1
+    assert any(line.endswith("(restart 1001)") for line in logs)
     assert once.seed == 1
     assert fit.outside_bounds(once.figures)
     monkeypatch.setattr(fit, "fit", lambda *args, **kwargs: once)
@@ -194,3 +196,17 @@ def test_paper_notebook_executes_and_renders(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "paper.html").write_text(html)
     assert "<html" in html.lower()
     assert "The predictions, plainly" in html
+
+
+def test_a_restart_steps_along_orthogonal_directions_of_its_length_reproducibly() -> None:
+    """A restart's simplex edges are orthogonal, each RESTART_STEP long (a simplex that spans
+    the block's space), and the same for the same seed, so a refit repeats itself."""
+    import numpy as np
+
+    from agbench.calibration.paper.search import RESTART_STEP, rotated_steps
+
+    steps = rotated_steps(5, np.random.default_rng(1001))
+    assert np.allclose(steps @ steps.T, RESTART_STEP**2 * np.eye(5))
+    assert np.array_equal(steps, rotated_steps(5, np.random.default_rng(1001)))
+    assert not np.allclose(steps, rotated_steps(5, np.random.default_rng(1002)))
+    assert not np.allclose(np.abs(steps), RESTART_STEP * np.eye(5))  # not the first round's axes

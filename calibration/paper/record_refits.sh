@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 AGBENCH=${AGBENCH:-.venv/bin/agbench}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-6}
 OUT=sim/scenarios/shared/paper-refits
 LOGS=calibration/paper/refit-logs
 seeds=("$@")

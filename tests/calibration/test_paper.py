@@ -183,7 +183,8 @@ def test_paper_notebook_executes_and_renders(tmp_path: Path, monkeypatch: pytest
     nb = nbformat.read(NOTEBOOK, as_version=4)  # type: ignore[no-untyped-call]
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend embeds the plots
     kernel = _kernel_name(tmp_path, monkeypatch)
-    NotebookClient(nb, timeout=300, kernel_name=kernel, resources={"metadata": {"path": str(ROOT)}}).execute()
+    # a cell's limit: the fit-range cell judges and simulates every shipped refit (~15 s each)
+    NotebookClient(nb, timeout=600, kernel_name=kernel, resources={"metadata": {"path": str(ROOT)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     images = sum(1 for o in outputs if "image/png" in o.get("data", {}))

@@ -151,11 +151,22 @@ def statement(frame: pd.DataFrame) -> str:
     show_default=True,
     help="Other random task orders (the paper's is not published): a range per figure (0: off).",
 )
-def cli(out: Path | None, seed: int, draws: int, refits: int | None, orders: int) -> None:
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    show_default="one a usable core",
+    help="Processes the refits are simulated on.",
+)
+def cli(
+    out: Path | None, seed: int, draws: int, refits: int | None, orders: int, workers: int | None
+) -> None:
     try:
         frame = predict(out, seed=seed)
         ranges = (
-            paper_ranges(draws, CONCURRENCY, seed, refits, orders) if draws or refits != 0 or orders else None
+            paper_ranges(draws, CONCURRENCY, seed, refits, orders, workers=workers)
+            if draws or refits != 0 or orders
+            else None
         )
     except AgbenchError as exc:
         raise click.ClickException(str(exc)) from None

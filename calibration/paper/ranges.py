@@ -32,6 +32,9 @@ draws miss 12-14, so no perturbed fit was ever accepted (docs/design.md).
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from agbench.calibration.paper.check import figure_of, judge
-from agbench.calibration.paper.refits import REFIT_DIR, shipped_refits
+from agbench.calibration.paper.refits import REFIT_DIR, Refit, shipped_refits
 from agbench.calibration.paper.table import row_of
 from agbench.calibration.paper.targets import ARCHS, DEVICES, TARGETS
 from agbench.calibration.validation import records_to_tables
@@ -51,6 +54,7 @@ from agbench.sim.profiles import Profile
 from agbench.sim.uncertainty import assumption_overlays, stated_values
 from agbench.sim.workloads.synthetic import SyntheticParams, synthetic_workload
 from agbench.task import seeded_order
+from agbench.usable_cores import available_cores
 
 #: predict.row_of columns given a range
 RANGED = ("success", "suite_h", "goodput_per_h", "completion_min", "cloud_cost_usd", "local_model_min")
@@ -143,6 +147,29 @@ def _summary(
     return summarize(records_to_tables(records), meta)
 
 
+def refit_matrices(refit: Refit, levels: list[int]) -> dict[str, RunSummary]:
+    """One refit's matrix on each device (scenario -> summary) at ``levels``: a worker's job,
+    so it loads the scenarios itself."""
+    out: dict[str, RunSummary] = {}
+    for name, device in DEVICES.items():
+        profile = refit.profile(name, load_scenario(name).profile)
+        out[name] = _summary(profile, refit.params, levels, refit.seed, device)
+    return out
+
+
+def _each_refit(refits: list[Refit], levels: list[int], workers: int) -> Iterator[dict[str, RunSummary]]:
+    """``refit_matrices`` of each refit, in their order, on up to ``workers`` processes. Each
+    simulation is seeded, so the results do not depend on where it ran."""
+    workers = min(workers, len(refits))
+    if workers <= 1:
+        yield from (refit_matrices(r, levels) for r in refits)
+        return
+    # spawn: a fresh interpreter per worker, nothing inherited from a caller's threads
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        results: Iterable[dict[str, RunSummary]] = pool.map(refit_matrices, refits, [levels] * len(refits))
+        yield from results
+
+
 def plausible(summaries: dict[str, RunSummary]) -> bool:
     """Whether these matrices (scenario -> summary, C = 1 among their levels) reproduce every
     bounded published C = 1 figure within its bound."""
@@ -179,10 +206,12 @@ def paper_ranges(
     refits: int | None = None,
     orders: int = 0,
     refit_dir: Path = REFIT_DIR,
+    workers: int | None = None,
 ) -> PaperRanges:
     """The predicted matrix's ranges: ``draws`` assumption draws on the shipped fit, the first
     ``refits`` shipped refits (None: all; each judged at C = 1 first, about one ``agbench paper
-    check``), and ``orders`` other task orders (each about as costly as one assumption draw)."""
+    check``, simulated on ``workers`` processes, None: one a usable core), and ``orders`` other
+    task orders (each about as costly as one assumption draw)."""
 
     scenarios = {name: load_scenario(name) for name in DEVICES}
     base = scenarios["paper-rtx5090"].synthetic  # one workload for both devices
@@ -197,13 +226,8 @@ def paper_ranges(
     candidates = [] if refits == 0 else shipped_refits(refit_dir)[:refits]
     fitted: list[dict[str, Any]] = []
     accepted: list[int] = []
-    for refit in candidates:  # each matrix with C = 1, which judges the refit
-        summaries = {
-            name: _summary(
-                refit.profile(name, sc.profile), refit.params, sorted({1, *levels}), refit.seed, DEVICES[name]
-            )
-            for name, sc in scenarios.items()
-        }
+    matrices = _each_refit(candidates, sorted({1, *levels}), workers or available_cores())
+    for refit, summaries in zip(candidates, matrices, strict=True):  # C = 1 judges the refit
         if not plausible(summaries):
             continue
         accepted.append(refit.seed)
@@ -267,5 +291,6 @@ __all__ = [
     "paper_ranges",
     "plausible",
     "ranged_text",
+    "refit_matrices",
     "with_ranges",
 ]

@@ -143,3 +143,14 @@ def test_every_shipped_refit_reproduces_the_published_c1_figures() -> None:
         assert row["fit_success_p95"].iloc[0] <= t.value + t.tolerance, t.label
     together = frame[frame["C"] == 4]
     assert (together["fit_suite_h_p95"] > together["fit_suite_h_p05"]).any()  # the fits differ
+
+
+@pytest.mark.slow  # two refits at C = 1, in this process and on two workers: about 20 s
+def test_refits_simulated_on_workers_give_what_one_process_gives() -> None:
+    """Each refit's simulation is seeded, so where it runs changes nothing: the same refits
+    judged, the same accepted, the same fit range."""
+    alone = paper_ranges(0, (1,), refits=2, workers=1)
+    spread = paper_ranges(0, (1,), refits=2, workers=2)
+    assert len(alone.refits_judged) == 2
+    assert spread.refits_accepted == alone.refits_accepted
+    pd.testing.assert_frame_equal(spread.fit, alone.fit)

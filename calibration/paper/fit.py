@@ -27,9 +27,10 @@ Nothing is written on import or with ``--dry-run``. The stages, one module each:
    completion on commonly solved tasks, LO/CO suite time) plus the soft figures (HCL's local
    wait on the Max+ 395, HCL's cloud calls, HLL's cloud tokens vs CO's).
 4. **Searches** (``search.py``): Nelder-Mead by blocks (deterministic: a fixed simulator seed;
-   a round that moved nothing restarts on rotated simplices drawn from the seed), then one-dimensional fits of the cloud prompt-cache hit rate (CO's
-   2.1 % uncached input), of HCL's re-delegation rate (HCL's 770 cloud calls) and of each
-   device's exposure probabilities.
+   a round that moved nothing restarts on rotated simplices drawn from the seed), then
+   one-dimensional fits of the cloud prompt-cache hit rate (CO's 2.1 % uncached input), of
+   HCL's re-delegation rate (HCL's 770 cloud calls) and of each device's exposure
+   probabilities.
 5. **Writing** (``write.py``): the annotated TOML files.
 
 Only C = 1 figures are fitted; the device's throughput at higher batch sizes comes from the

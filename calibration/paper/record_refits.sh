@@ -5,7 +5,7 @@
 # reproduces them all is kept in sim/scenarios/shared/paper-refits/seed-K/; each fit's log (its
 # rounds, what stayed outside) is kept in calibration/paper/refit-logs/seed-K.log either way.
 #
-#   bash calibration/paper/record_refits.sh [SEED...]      # default: seeds 1-12, two at a time
+#   bash calibration/paper/record_refits.sh [SEED...]      # default: seeds 1-15, two at a time
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 AGBENCH=${AGBENCH:-.venv/bin/agbench}
@@ -13,7 +13,7 @@ ROUNDS=${ROUNDS:-6}
 OUT=sim/scenarios/shared/paper-refits
 LOGS=calibration/paper/refit-logs
 seeds=("$@")
-[ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3 4 5 6 7 8 9 10 11 12)
+[ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
 mkdir -p "$OUT" "$LOGS"
 fit_one() {
   local tmp

@@ -66,6 +66,14 @@
 #     of the largest level's server as its own profile in the sweeps' session; recorded after
 #     test-default-t1 met every target at one thread, to test two threads, where the unified
 #     two-thread sets missed most, on the server a user gets by default.
+#   test-decode-think-p6144-t1: a turn shape no other set has (token-profiles/
+#     think-long-replies.toml: replies of 96-160 tokens where every other set's are 24-32, and
+#     half a second of client time before each request), a 6,144-cell unified pool, one server
+#     thread, set G's tasks (two no set had recorded, six of set D's), C = 1, 2, 3, 4, the full
+#     grid as its own profile in the sweeps' session; recorded right after the decode-heavy
+#     development set (dev-decode, 2026-12-07), before anything was changed on it, to test
+#     decoding-heavy calls (the profile's decode steps by batch and context) on a sweep nobody
+#     tuned to.
 # Each set: run/ (the sweep), profile/ + server_profile.toml (profile-server, same settings, up to
 # eight slots), run-2/ (the same sweep again: the noise floor). Order: both first sweeps and
 # profiles, then both second sweeps, so that a stopped recording still has whole sets.
@@ -85,12 +93,15 @@ D_TASKS=(lf-duplicate-photos rt-warranty-deadline calc-savings-goal off-budget-v
          mm-dtmf-voicemail sci-drug-levels sys-photo-sync-unit term-sqlite-report)
 E_TASKS=(lf-backup-diff lf-longest-thread rt-expense-fx rt-plant-watering calc-fuel-consumption
          off-rent-reminders term-distinct-users term-parse-duration)
+G_TASKS=(lf-photo-archive rt-warranty-deadline calc-savings-goal off-budget-variance
+         mm-dtmf-voicemail sci-drug-levels sys-photo-sync-unit term-slow-pair-finder)
 F_TASKS=(calc-grocery-knapsack calc-vault-pin lf-electricity-invoice lf-secret-scan
          rt-quillpy-upgrade rt-home-office-deduction term-fix-ini-parser term-contacts-json-csv)
 
 settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own profile; placement:
   # free = left to the kernel, strict = --cpu-strict, one thread per core, profile and sweeps;
-  # pool: unified = one pool, slots up to the level; slots:N = N per-slot pools, N slots always;
+  # pool: unified = one pool, slots up to the level (profiled with eight); unified-levels = the
+  # same, profiled with the highest level's slots; slots:N = N per-slot pools, N slots always;
   # unified:N = one pool, N slots always; default:N = the runner's default, one per-slot pool
   # of 4,096 cells per agent, profiled as the largest level's N pools: ctx is the profile's)
   case "$1" in
@@ -106,7 +117,14 @@ settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own
     test-unified4096-p4-t1) echo "4096 1 1,2,3,4 full free unified:4" ;;
     test-default-t1) echo "16384 1 1,2,3,4 full free default:4" ;;
     test-default-t2) echo "16384 2 1,2,3,4 full free default:4" ;;
+    test-decode-think-p6144-t1) echo "6144 1 1,2,3,4 full free unified-levels" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
+  esac
+}
+
+token_profile() {  # NAME -> the set's token profile (empty: this-machine.toml, synth's default)
+  case "$1" in
+    test-decode-think-p6144-t1) echo "$REF/token-profiles/think-long-replies.toml" ;;
   esac
 }
 
@@ -120,7 +138,9 @@ begin() {  # NAME: trajectories and the commit, once
   mkdir -p "$here"
   mapfile -t args < <(task_args "$1" "$var")
   git rev-parse HEAD > "$here/recorded_at_commit.txt"
-  "$AGBENCH" trajectories synth "${args[@]}" -o "$here/trajectories.jsonl"
+  local tokens
+  tokens=$(token_profile "$1")
+  "$AGBENCH" trajectories synth ${tokens:+--profile "$tokens"} "${args[@]}" -o "$here/trajectories.jsonl"
 }
 
 sweep() {  # NAME TASKVAR OUTNAME
@@ -148,7 +168,7 @@ sweep() {  # NAME TASKVAR OUTNAME
 
 profile() {  # NAME
   local here="$REF/$1"
-  read -r ctx threads _ grid placement pool < <(settings "$1")
+  read -r ctx threads levels grid placement pool < <(settings "$1")
   local quick=(--quick) strict=() kv=(--kv-unified --parallel 8)
   [ "$grid" = full ] && quick=()
   [ "$placement" = strict ] && strict=(--cpu-strict)
@@ -156,6 +176,7 @@ profile() {  # NAME
     slots:*) kv=(--parallel "${pool#slots:}") ;;
     unified:*) kv=(--kv-unified --parallel "${pool#unified:}") ;;
     default:*) kv=(--parallel "${pool#default:}") ;;
+    unified-levels) kv=(--kv-unified --parallel "${levels##*,}") ;;
   esac
   { date -u +%FT%TZ; uptime; } > "$here/profile.load_before.txt"
   nice -n -10 "$AGBENCH" profile-server "${quick[@]}" --repeats 2 --ctx "$ctx" "${kv[@]}" \
@@ -201,6 +222,7 @@ if [ -n "${1:-}" ]; then
     test-unified4096-p4-t1) var=C_TASKS ;;
     test-default-t1) var=F_TASKS ;;
     test-default-t2) var=E_TASKS ;;
+    test-decode-think-p6144-t1) var=G_TASKS ;;
     *) echo "record_test_sets.sh: no such set to record alone: $1" >&2; exit 2 ;;
   esac
   if [ "${2:-}" = "--repeat" ]; then

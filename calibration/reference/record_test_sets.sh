@@ -67,9 +67,10 @@
 #     test-default-t1 met every target at one thread, to test two threads, where the unified
 #     two-thread sets missed most, on the server a user gets by default.
 #   test-decode-think-p6144-t1: a turn shape no other set has (token-profiles/
-#     think-long-replies.toml: replies of 96-160 tokens where every other set's are 24-32, and
-#     half a second of client time before each request), a 6,144-cell unified pool, one server
-#     thread, set G's tasks (two no set had recorded, six of set D's), C = 1, 2, 3, 4, the full
+#     think-long-replies.toml: replies of 64-112 tokens where every other set's but dev-decode's
+#     are 24-32, and half a second of client time before each request), a 6,144-cell unified
+#     pool, one server thread, set G's tasks (two no set had recorded, six of set D's), C = 1,
+#     2, 4 (a sweep of these turns takes over half an hour here), the full
 #     grid as its own profile in the sweeps' session; recorded right after the decode-heavy
 #     development set (dev-decode, 2026-12-07), before anything was changed on it, to test
 #     decoding-heavy calls (the profile's decode steps by batch and context) on a sweep nobody
@@ -117,7 +118,7 @@ settings() {  # NAME -> ctx threads levels grid placement pool (grid: of its own
     test-unified4096-p4-t1) echo "4096 1 1,2,3,4 full free unified:4" ;;
     test-default-t1) echo "16384 1 1,2,3,4 full free default:4" ;;
     test-default-t2) echo "16384 2 1,2,3,4 full free default:4" ;;
-    test-decode-think-p6144-t1) echo "6144 1 1,2,3,4 full free unified-levels" ;;
+    test-decode-think-p6144-t1) echo "6144 1 1,2,4 full free unified-levels" ;;
     *) echo "unknown test set: $1" >&2; exit 2 ;;
   esac
 }

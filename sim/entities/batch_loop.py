@@ -28,6 +28,7 @@ from typing import Protocol
 import simpy
 
 from agbench.errors import AgbenchError
+from agbench.sim.entities.kv_cells import Q_TILE
 from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.micro_batches import batch_rows, decode_step_s, split_batch_s
 from agbench.sim.predictors.cpu_speed import ServerSpeed
@@ -79,6 +80,7 @@ class ScheduleHost(Protocol):
 
     def kv_in_use(self) -> float: ...
     def kv_range(self) -> float: ...
+    def interleaved_context(self, r: LocalRequest) -> float: ...
     def purge_one_idle(self) -> bool: ...
     def fail_all_in_flight(self) -> None: ...
     def finish_due_decoders(self) -> int: ...
@@ -329,6 +331,9 @@ class IterationsSchedule:
             span = host.kv_range()
         tokens_in = 0.0
         ctx = 0.0
+        # the tiled attention kernel (a batch of 64 tokens and more) reads whole 64-cell tiles:
+        # cells of others interleaved with a prompt's own cost as its context does (kv_cells.py)
+        tiled = span > 0.0 and len(decoding) + min(budget, sum(r.prefill_left for r in waiting)) >= Q_TILE
         for r in waiting:
             if budget <= 0:
                 break
@@ -339,12 +344,13 @@ class IterationsSchedule:
                 r.t_prompt = host.env.now + self.pending_stall_s  # the loop's pause (stall) before it
             self.batch_tokens[r] = take
             tokens_in += take
-            ctx += (r.cached + r.prefilled + take / 2.0) * take
+            interleaved = host.interleaved_context(r) if tiled else 0.0
+            ctx += (r.cached + r.prefilled + take / 2.0 + interleaved) * take
         if not self.batch_tokens:
             return
         rates = host.rates
         own = ctx / tokens_in
-        masked = span + tokens_in / 2.0 - own if span else 0.0
+        masked = max(0.0, span + tokens_in / 2.0 - own) if span else 0.0
         if pool.split_ubatch:  # a per-slot pool: one pass per micro-batch (micro_batches.py)
             base, prompt_s = split_batch_s(rates, batch_rows(decoding, self.batch_tokens), pool.split_ubatch)
             step = base + prompt_s

@@ -13,17 +13,32 @@ the stream's head (free cells only; a sequence's tokens need not be contiguous),
 the end, and the head moves past the last cell placed; when the head is beyond ``used + 2 *
 n_tokens`` the search starts from cell 0 instead, to fill the cache from the bottom.
 ``llama_memory_seq_rm`` removes a sequence's highest positions, which are the cells it was given
-last. The server syncs the map with what each slot holds when it prices a prompt batch (the
-growth since the last sync placed in slot order, after any shrinking), so decode tokens placed
-one step at a time are placed together: the layout is approximate, the highest used cell is
-what the range needs. Growth is placed a ubatch (``n_ubatch``, 512) at a time, prompt and
-decode alike: the head's reset rule then sees a ubatch's size, not one decode step's, which
-differs only for holes smaller than twice the growth since the last sync.
+last. The server syncs the map with what each slot holds when it prices a prompt batch
+(``sync``): shrinking first, then each slot's prompt growth in slot order, a ubatch (``n_ubatch``,
+512) at a time, then the decode tokens, one cell per decoding slot per step in slot order, as
+llama-server's decode batches place them (``update_slots`` adds one token per decoding slot,
+``find_slot`` gives the batch the next free cells in its order). So sequences that decode at
+the same time end up interleaved cell by cell, as they are live.
+
+**Why the interleaving matters: the CPU attention kernel skips masked cells only a whole tile
+at a time.** ggml-cpu's tiled flash attention (``ggml_compute_forward_flash_attn_ext_tiled``,
+ggml/src/ggml-cpu/ops.cpp; taken for a batch of at least ``GGML_FA_TILE_Q`` = 64 tokens) reads
+the KV cells in tiles of ``GGML_FA_TILE_KV`` = 64 and skips a tile only when the mask hides all
+of it from all 64 query rows of the tile; any other tile is computed whole. A prompt's
+attention therefore costs one context cell per cell of every tile its own cells touch: a
+sequence whose cells are contiguous touches ``ceil(held / 64)`` tiles, as in the profile's
+prompt probes (one sequence alone) and its masked probe (the probe's cells above the parked
+background); one interleaved with others touches more, and each extra tile costs 64 cells of
+context (``extra_context``). Batches under 64 tokens take the per-row kernel, which skips each
+masked cell on its own (``ggml_compute_forward_flash_attn_ext_f16_one_chunk``).
 """
 
 from __future__ import annotations
 
 import bisect
+
+KV_TILE = 64  # GGML_FA_TILE_KV: the KV cells ggml-cpu's tiled flash attention reads at a time
+Q_TILE = 64  # GGML_FA_TILE_Q: the batch rows of one tile; smaller batches take the per-row kernel
 
 
 class CellMap:
@@ -58,6 +73,72 @@ class CellMap:
             if not self._place(owner, n):
                 break  # the pool is full: what fits is placed
             have += n
+
+    def sync(self, cells: dict[int, int], decoded: dict[int, int]) -> None:
+        """Make every owner hold ``cells[owner]``: shrink first, then place each one's growth,
+        its last ``decoded[owner]`` cells (decode tokens since the last sync) one per owner per
+        step in owner order after the rest (prompt tokens) a ubatch at a time."""
+        growing: list[int] = []
+        for owner, want in cells.items():
+            have = self.held(owner)
+            if want < have:
+                self.resize(owner, want)
+            elif want > have:
+                growing.append(owner)
+        steps: dict[int, int] = {}
+        for owner in growing:
+            want, have = cells[owner], self.held(owner)
+            step = min(max(0, decoded.get(owner, 0)), want - have)
+            self.resize(owner, want - step)
+            if step:
+                steps[owner] = step
+        if steps:
+            self._place_steps(steps)
+
+    def extra_context(self, owner: int) -> int:
+        """The cells a prompt of ``owner`` attends over beyond its own, in the tiled kernel:
+        64 for every tile its cells touch beyond the ``ceil(held / 64)`` a contiguous run needs."""
+        held = self.held(owner)
+        if not held:
+            return 0
+        tiles: set[int] = set()
+        for start, end in self.runs.get(owner, []):
+            tiles.update(range(start // KV_TILE, (end - 1) // KV_TILE + 1))
+        return KV_TILE * max(0, len(tiles) - -(-held // KV_TILE))
+
+    def _place_steps(self, steps: dict[int, int]) -> None:
+        """Decode steps: each step a cell for every owner with steps left, in owner order, the
+        cells taken forward from the head as ``find_slot`` takes them (the head's reset rule
+        applied once, for the first step's size); a full pool places what fits."""
+        order: list[int] = []
+        left = dict(steps)
+        while left:
+            owners = sorted(left)
+            order.extend(owners)
+            for owner in owners:
+                left[owner] -= 1
+                if not left[owner]:
+                    del left[owner]
+        if self.head > self.used + 2 * len(steps):
+            self.head = 0
+        i, last = 0, self.head
+        for start, end in self._search_order():
+            if i >= len(order):
+                break
+            take = min(len(order) - i, end - start)
+            self._take_free(start, start + take)
+            for cell in range(start, start + take):
+                owner = order[i]
+                i += 1
+                runs = self.runs.setdefault(owner, [])
+                if runs and runs[-1][1] == cell:
+                    runs[-1] = (runs[-1][0], cell + 1)
+                else:
+                    runs.append((cell, cell + 1))
+                self.counts[owner] = self.counts.get(owner, 0) + 1
+            self.used += take
+            last = start + take
+        self.head = last if last < self.size else 0
 
     def _search_order(self) -> list[tuple[int, int]]:
         """The free runs in ``find_slot``'s order: from the head to the end, then from cell 0."""
@@ -137,4 +218,4 @@ class CellMap:
         self.free.insert(k, (start, end))
 
 
-__all__ = ["CellMap"]
+__all__ = ["KV_TILE", "Q_TILE", "CellMap"]

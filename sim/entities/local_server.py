@@ -25,8 +25,8 @@ import simpy
 from agbench.attempt import ErrorClass
 from agbench.sim.entities.batch_loop import EPS, PoolFacts, schedule_for
 from agbench.sim.entities.cpu import ProcessorSharingCPU
-from agbench.sim.entities.kv_cells import CellMap
 from agbench.sim.entities.local_request import LocalRequest
+from agbench.sim.entities.pool_layout import PoolLayout
 from agbench.sim.entities.prompt_cache import RESTORE_FAILED, CachedPrompt, PromptCache
 from agbench.sim.entities.server_state import ServerState
 from agbench.sim.predictors.cpu_speed import ServerSpeed, server_speed
@@ -79,7 +79,7 @@ class LocalServer:
         self._save_idle_on_launch = bool(self.prompt_cache is not None and settings.cache_idle_slots)
         self._clear_idle_on_launch = self._save_idle_on_launch and bool(settings.kv_unified)
         # where a unified pool's cells sit: a prompt batch attends up to the highest one in use
-        self.cells = CellMap(self.pool_tokens) if self.pool.kv_unified else None
+        self.layout = PoolLayout(self.pool_tokens) if self.pool.kv_unified else None
         self.queue: deque[LocalRequest] = deque()
         self.active: list[LocalRequest] = []
         self.cpu = cpu
@@ -143,7 +143,7 @@ class LocalServer:
     # ---- public ------------------------------------------------------------------------
     def state(self) -> ServerState:
         """What this server keeps for the next configuration that shares it (server_state.py)."""
-        return ServerState.left(self.slots, self.prompt_cache, self.cells)
+        return ServerState.left(self.slots, self.prompt_cache, self.layout.cells if self.layout else None)
 
     def resume_from(self, state: ServerState) -> None:
         """Start from what an earlier configuration on this server left (a copy of it): its
@@ -155,8 +155,8 @@ class LocalServer:
         self.idle_tokens = sum(slot.tokens for slot in self.slots)
         if self.prompt_cache is not None and kept.prompt_cache is not None:
             self.prompt_cache = kept.prompt_cache
-        if self.cells is not None and kept.cells is not None and kept.cells.size == self.cells.size:
-            self.cells = kept.cells
+        if self.layout is not None and kept.cells is not None and kept.cells.size == self.layout.cells.size:
+            self.layout.cells = kept.cells
 
     def submit(
         self, conv: object, sys_key: object, sys_tokens: int, prompt_tokens: int, max_tokens: int
@@ -198,24 +198,17 @@ class LocalServer:
     def kv_range(self) -> float:
         """The cells a prompt batch's attention spans now: in a unified pool up to the highest
         cell in use (``get_n_kv``, holes included; kv_cells.py), never fewer than the cells
-        held. The map is synced here, shrinking slots first, then growing them in slot order."""
-        if self.cells is None:
+        held. The map is synced here (pool_layout.py: prompt growth placed whole, decode tokens
+        one per decoding slot per step)."""
+        if self.layout is None:
             return self.kv_in_use()
-        cells_map = self.cells
-        running = {r.slot.index: r for r in self.active if r.slot is not None}
-        growing: list[tuple[int, int]] = []
-        for slot in self.slots:
-            owner = slot.index
-            r = running.get(owner)
-            cells = int(r.held) if r is not None else slot.tokens
-            have = cells_map.held(owner)
-            if cells < have:
-                cells_map.resize(owner, cells)
-            elif cells > have:
-                growing.append((owner, cells))
-        for owner, cells in growing:
-            cells_map.resize(owner, cells)
-        return max(float(cells_map.top()), self.kv_in_use())
+        return max(float(self.layout.sync(self.slots, self.active)), self.kv_in_use())
+
+    def interleaved_context(self, r: LocalRequest) -> float:
+        """The cells of other sequences (and holes) a prompt batch of ``r`` attends over at full
+        cost in a unified pool: those sharing its cells' 64-cell tiles (kv_cells.py); call after
+        ``kv_range`` has synced the map."""
+        return float(self.layout.extra_context(r)) if self.layout is not None else 0.0
 
     def kv_sampled(self) -> float:
         """KV in use as a server sample reports it (``ServerProfile.kv_sampled_as``)."""
@@ -296,6 +289,8 @@ class LocalServer:
         slot.busy = False
         slot.tokens = int(req.held)
         slot.last_used = self.env.now
+        if self.layout is not None:
+            self.layout.served(slot, req)
         self._busy -= 1
         self.idle_tokens += slot.tokens
 

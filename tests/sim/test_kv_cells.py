@@ -8,7 +8,7 @@ from typing import Any
 
 import simpy
 
-from agbench.sim.entities.kv_cells import CellMap
+from agbench.sim.entities.kv_cells import KV_TILE, CellMap
 from agbench.sim.entities.local_server import LocalServer
 from agbench.sim.profiles import ServerProfile, ServerRates
 
@@ -36,6 +36,35 @@ def test_the_search_starts_from_cell_0_when_the_head_is_far_above_the_cells_in_u
     # head 100 is not beyond used + 2n: the next one continues from the head
     cells.resize(2, 150)
     assert cells.runs[2] == [(0, 150)]
+
+
+def test_sequences_that_decode_together_are_interleaved_cell_by_cell() -> None:
+    cells = CellMap(4096)
+    cells.sync({0: 300, 1: 200}, {})  # two prompts, placed whole in slot order
+    assert cells.runs == {0: [(0, 300)], 1: [(300, 500)]}
+    # both decode 100 tokens: each decode batch gives slot 0 then slot 1 the next free cell
+    cells.sync({0: 400, 1: 300}, {0: 100, 1: 100})
+    assert cells.runs[0][1:3] == [(500, 501), (502, 503)]
+    assert cells.runs[1][1:3] == [(501, 502), (503, 504)]
+    assert (cells.held(0), cells.held(1), cells.top()) == (400, 300, 700)
+    # decode growth beyond what the slot holds now is placed as the slot's growth allows
+    cells.sync({0: 410, 1: 300}, {0: 50})
+    assert cells.held(0) == 410
+
+
+def test_a_prompt_pays_for_every_tile_its_cells_share_with_others() -> None:
+    contiguous = CellMap(4096)
+    contiguous.sync({0: 300, 1: 500}, {})
+    # 300 cells from cell 0 touch ceil(300 / 64) = 5 tiles, what a run of 300 needs
+    assert contiguous.extra_context(0) == 0
+    # slot 1's run starts inside slot 0's last tile: one tile more than 500 cells need
+    assert contiguous.extra_context(1) == KV_TILE * (len(range(300 // 64, 799 // 64 + 1)) - 8)
+    mixed = CellMap(4096)
+    mixed.sync({0: 64, 1: 64}, {})
+    mixed.sync({0: 192, 1: 192}, {0: 128, 1: 128})  # 256 cells interleaved: 4 tiles, each shared
+    # each holds 192 cells (3 tiles' worth) and touches its own first tile and the four shared
+    assert mixed.extra_context(0) == KV_TILE * (5 - 3)
+    assert mixed.extra_context(1) == KV_TILE * (5 - 3)
 
 
 def test_placement_wraps_past_the_end_and_removal_takes_the_newest_cells() -> None:

@@ -206,9 +206,11 @@ class LocalServer:
 
     def interleaved_context(self, r: LocalRequest) -> float:
         """The cells of other sequences (and holes) a prompt batch of ``r`` attends over at full
-        cost in a unified pool: those sharing its cells' 64-cell tiles (kv_cells.py); call after
-        ``kv_range`` has synced the map."""
-        return float(self.layout.extra_context(r)) if self.layout is not None else 0.0
+        cost in a unified pool: those sharing its cells' 64-cell tiles (ggml-cpu's kernel,
+        kv_cells.py); call after ``kv_range`` has synced the map."""
+        if self.layout is None or self.cpu is None:  # no CPU given: a GPU server (on_device), other kernels
+            return 0.0
+        return float(self.layout.extra_context(r))
 
     def kv_sampled(self) -> float:
         """KV in use as a server sample reports it (``ServerProfile.kv_sampled_as``)."""

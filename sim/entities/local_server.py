@@ -291,10 +291,11 @@ class LocalServer:
         slot.busy = False
         slot.tokens = int(req.held)
         slot.last_used = self.env.now
-        if self.layout is not None:
-            self.layout.served(slot, req)
         self._busy -= 1
         self.idle_tokens += slot.tokens
+        if self.layout is not None:  # placed now, beside the others' cells of the same steps
+            self.layout.served(slot, req)
+            self.layout.sync(self.slots, self.active)
 
     def _finish(self, req: LocalRequest) -> None:
         self.active.remove(req)
@@ -420,6 +421,8 @@ class LocalServer:
         return copied
 
     def _clear_slot(self, slot: Slot) -> None:
+        if self.layout is not None:  # its cells placed where they were before they go
+            self.layout.sync(self.slots, self.active)
         self.idle_tokens -= slot.tokens
         slot.tokens = 0
         slot.conv = slot.sys_key = None

@@ -6,9 +6,12 @@ import random
 from collections.abc import Generator
 from typing import Any
 
+import pytest
 import simpy
 
+from agbench.sim.entities.cpu import ProcessorSharingCPU
 from agbench.sim.entities.kv_cells import KV_TILE, CellMap
+from agbench.sim.entities.local_request import LocalRequest
 from agbench.sim.entities.local_server import LocalServer
 from agbench.sim.profiles import ServerProfile, ServerRates
 
@@ -118,6 +121,45 @@ def test_a_prompt_alone_at_two_agents_spans_the_cleared_slot_below_it() -> None:
     assert range_both == held_both == 1600 + 1300  # no hole while both hold their cells
     assert held_b == 1400  # a's slot was cleared when b's turn launched
     assert range_b >= 1600 + 1300  # b still sits above a's 1,600 empty cells
+
+
+def _follow_up_prompt_ms(together: bool, cpu: bool) -> float:
+    """Two agents each read a prompt and decode 150 tokens, at the same time or one after the
+    other; then a's follow-up (200 new tokens) is read alone: its prompt time."""
+    unified = ServerProfile(n_ctx=4096, n_parallel=2, kv_unified=True, prefill_scheduling="iterations")
+    env = simpy.Environment()
+    rates = ServerRates(
+        prefill_tok_s=1000.0, decode_step_s=0.02, decode_step_per_seq_s=0.005, prefill_ctx_slowdown_per_k=0.4
+    )
+    server = LocalServer(env, unified, rates, 2, cpu=ProcessorSharingCPU(env, 2) if cpu else None)
+    follow_up: list[LocalRequest] = []
+
+    def turns() -> Generator[simpy.Event, Any, None]:
+        a = server.submit("a", None, 0, 300, 150)
+        if not together:
+            yield a.done
+        b = server.submit("b", None, 0, 300, 150)
+        yield a.done & b.done
+        r = server.submit("a", None, 0, 300 + 150 + 200, 1)
+        follow_up.append(r)
+        yield r.done
+
+    env.process(turns())
+    env.run()
+    (r,) = follow_up
+    return float(r.call_figures(0.0, env.now)["prompt_ms"])
+
+
+def test_a_prompt_pays_its_context_rate_for_cells_interleaved_with_its_own() -> None:
+    # decoding together, a's and b's replies interleave cell by cell, and a's follow-up attends
+    # over every tile of that stretch (b's cells, and the holes b's cleared slot left there, at
+    # a's context rate); decoded one after the other, each reply is a run of its own
+    apart, together = _follow_up_prompt_ms(False, cpu=True), _follow_up_prompt_ms(True, cpu=True)
+    assert together > apart
+    # a GPU server (no CPU given) runs other attention kernels: the tile rule is not applied
+    assert _follow_up_prompt_ms(True, cpu=False) == pytest.approx(
+        _follow_up_prompt_ms(False, cpu=False), rel=0.02
+    )
 
 
 def test_each_owners_count_and_the_free_runs_account_for_every_cell() -> None:

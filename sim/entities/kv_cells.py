@@ -13,8 +13,8 @@ the stream's head (free cells only; a sequence's tokens need not be contiguous),
 the end, and the head moves past the last cell placed; when the head is beyond ``used + 2 *
 n_tokens`` the search starts from cell 0 instead, to fill the cache from the bottom.
 ``llama_memory_seq_rm`` removes a sequence's highest positions, which are the cells it was given
-last. The server syncs the map with what each slot holds when it prices a prompt batch
-(``sync``): shrinking first, then each slot's prompt growth in slot order, a ubatch (``n_ubatch``,
+last. The server syncs the map with what each slot holds when it prices a prompt batch, when
+a request ends and before a slot is cleared (``sync``, through pool_layout.py): shrinking first, then each slot's prompt growth in slot order, a ubatch (``n_ubatch``,
 512) at a time, then the decode tokens, one cell per decoding slot per step in slot order, as
 llama-server's decode batches place them (``update_slots`` adds one token per decoding slot,
 ``find_slot`` gives the batch the next free cells in its order). So sequences that decode at

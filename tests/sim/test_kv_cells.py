@@ -61,7 +61,8 @@ def test_a_prompt_pays_for_every_tile_its_cells_share_with_others() -> None:
     # 300 cells from cell 0 touch ceil(300 / 64) = 5 tiles, what a run of 300 needs
     assert contiguous.extra_context(0) == 0
     # slot 1's run starts inside slot 0's last tile: one tile more than 500 cells need
-    assert contiguous.extra_context(1) == KV_TILE * (len(range(300 // 64, 799 // 64 + 1)) - 8)
+    # (cells 300-799: tiles 4-12, nine, where ceil(500 / 64) = 8)
+    assert contiguous.extra_context(1) == KV_TILE
     mixed = CellMap(4096)
     mixed.sync({0: 64, 1: 64}, {})
     mixed.sync({0: 192, 1: 192}, {0: 128, 1: 128})  # 256 cells interleaved: 4 tiles, each shared

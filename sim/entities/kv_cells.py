@@ -59,8 +59,13 @@ class CellMap:
         return self.counts.get(owner, 0)
 
     def top(self) -> int:
-        """``used_max_p1``: one past the highest cell in use (0 when none is)."""
-        return max((end for runs in self.runs.values() for _, end in runs), default=0)
+        """``used_max_p1``: one past the highest cell in use (0 when none is): every cell not in
+        a free run is in use, so it is where the last free run starts, if that run ends the pool."""
+        if not self.used:
+            return 0
+        if self.free and self.free[-1][1] == self.size:
+            return self.free[-1][0]
+        return self.size
 
     def resize(self, owner: int, cells: int) -> None:
         """Make ``owner`` hold ``cells`` cells: remove its newest ones, or place more, a ubatch

@@ -166,12 +166,18 @@ def test_a_prompt_pays_its_context_rate_for_cells_interleaved_with_its_own() -> 
 def test_each_owners_count_and_the_free_runs_account_for_every_cell() -> None:
     # the counts ``held`` answers are kept beside the runs (the server asks at every prompt
     # batch): after any sequence of growing, shrinking and a full pool they still agree
+    # (``top`` read from the free runs, decode steps interleaving owners, included)
     rng = random.Random(7)
     cells = CellMap(2048, ubatch=256)
     for _ in range(2000):
         owner = rng.randrange(6)
-        cells.resize(owner, rng.choice((0, rng.randrange(1, 900))))
+        if rng.random() < 0.3:  # some owners decode together
+            grow = {o: cells.held(o) + rng.randrange(1, 40) for o in rng.sample(range(6), 3)}
+            cells.sync(grow, {o: n - cells.held(o) for o, n in grow.items()})
+        else:
+            cells.resize(owner, rng.choice((0, rng.randrange(1, 900))))
         for o in range(6):
             assert cells.held(o) == sum(end - start for start, end in cells.runs.get(o, ()))
         assert cells.used == sum(cells.held(o) for o in range(6))
         assert cells.used + sum(end - start for start, end in cells.free) == 2048
+        assert cells.top() == max((end for runs in cells.runs.values() for _, end in runs), default=0)

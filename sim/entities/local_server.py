@@ -79,7 +79,9 @@ class LocalServer:
         self._save_idle_on_launch = bool(self.prompt_cache is not None and settings.cache_idle_slots)
         self._clear_idle_on_launch = self._save_idle_on_launch and bool(settings.kv_unified)
         # where a unified pool's cells sit: a prompt batch attends up to the highest one in use
-        self.layout = PoolLayout(self.pool_tokens) if self.pool.kv_unified else None
+        self.layout = (
+            PoolLayout(self.pool_tokens, interleave=cpu is not None) if self.pool.kv_unified else None
+        )
         self.queue: deque[LocalRequest] = deque()
         self.active: list[LocalRequest] = []
         self.cpu = cpu
@@ -208,7 +210,7 @@ class LocalServer:
         """The cells of other sequences (and holes) a prompt batch of ``r`` attends over at full
         cost in a unified pool: those sharing its cells' 64-cell tiles (ggml-cpu's kernel,
         kv_cells.py); call after ``kv_range`` has synced the map."""
-        if self.layout is None or self.cpu is None:  # no CPU given: a GPU server (on_device), other kernels
+        if self.layout is None or not self.layout.interleave:  # a GPU server: other kernels
             return 0.0
         return float(self.layout.extra_context(r))
 
@@ -293,7 +295,7 @@ class LocalServer:
         slot.last_used = self.env.now
         self._busy -= 1
         self.idle_tokens += slot.tokens
-        if self.layout is not None:  # placed now, beside the others' cells of the same steps
+        if self.layout is not None and self.layout.interleave:  # placed now, beside the others' cells
             self.layout.served(slot, req)
             self.layout.sync(self.slots, self.active)
 
@@ -421,7 +423,7 @@ class LocalServer:
         return copied
 
     def _clear_slot(self, slot: Slot) -> None:
-        if self.layout is not None:  # its cells placed where they were before they go
+        if self.layout is not None and self.layout.interleave:  # its cells placed where they were
             self.layout.sync(self.slots, self.active)
         self.idle_tokens -= slot.tokens
         slot.tokens = 0

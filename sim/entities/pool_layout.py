@@ -25,8 +25,11 @@ def _decode_cells(r: LocalRequest) -> int:
 class PoolLayout:
     """The cell map of one unified pool and, per slot, the request it last saw there."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, interleave: bool = True) -> None:
         self.cells = CellMap(size)
+        # False (a GPU server, whose kernels the tile rule is not about): growth placed a ubatch
+        # at a time and the map synced at prompt batches only, cheap at long contexts
+        self.interleave = interleave
         self._seen: dict[int, tuple[LocalRequest, int]] = {}  # slot -> (request, its decode cells then)
         self._served: dict[int, LocalRequest] = {}  # slot -> the last request released from it
 
@@ -43,7 +46,7 @@ class PoolLayout:
             r = running.get(slot.index)
             cells[slot.index] = int(r.held) if r is not None else slot.tokens
             r = r or self._served.get(slot.index)
-            if r is not None:
+            if r is not None and self.interleave:
                 decoded[slot.index] = self._decoded_since(slot.index, r)
         self.cells.sync(cells, decoded)
         return self.cells.top()

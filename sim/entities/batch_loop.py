@@ -322,6 +322,7 @@ class IterationsSchedule:
             key=lambda r: r.slot.index if r.slot is not None else 0,
         )
         span = 0.0  # unified pool: the cells a prompt's attention spans (after any purge, holes included)
+        tiled = False
         if waiting and pool.kv_unified:
             wanted = min(budget, sum(r.prefill_left for r in waiting))
             room = self.room_for_prompt(host, len(decoding), wanted)
@@ -329,11 +330,11 @@ class IterationsSchedule:
                 self.unplaced = wanted - room
             budget = min(budget, room)
             span = host.kv_range()
+            # the tiled attention kernel (a batch of 64 tokens and more) reads whole 64-cell tiles:
+            # cells of others interleaved with a prompt's own cost as its context does (kv_cells.py)
+            tiled = span > 0.0 and len(decoding) + min(budget, wanted) >= Q_TILE
         tokens_in = 0.0
         ctx = 0.0
-        # the tiled attention kernel (a batch of 64 tokens and more) reads whole 64-cell tiles:
-        # cells of others interleaved with a prompt's own cost as its context does (kv_cells.py)
-        tiled = span > 0.0 and len(decoding) + min(budget, sum(r.prefill_left for r in waiting)) >= Q_TILE
         for r in waiting:
             if budget <= 0:
                 break
